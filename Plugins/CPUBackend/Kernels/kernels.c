@@ -1,0 +1,1 @@
+#include "cpu_kernels.h"

@@ -1,0 +1,2 @@
+import WaiHost
+print("waihost")

@@ -1,0 +1,5 @@
+import XCTest
+@testable import WaiHost
+final class SmokeTests: XCTestCase {
+    func testIntervalHull() { XCTAssertEqual(Interval(lo: 0, hi: 1).hull(Interval(lo: -2, hi: 0)), Interval(lo: -2, hi: 1)) }
+}
