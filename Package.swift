@@ -15,7 +15,9 @@ let package = Package(
         .target(name: "BackendABI", path: "Sources/BackendABI"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "COpenSSL"], path: "Sources/WaiHost"),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16",
+                       providers: [.apt(["libpng-dev"])]),
+        .target(name: "WaiHost", dependencies: ["BackendABI", "COpenSSL", "CPNG"], path: "Sources/WaiHost"),
         .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",

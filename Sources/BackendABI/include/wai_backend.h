@@ -8,6 +8,9 @@
  *     and the host refuses a table whose major differs, before any other call;
  *   - every struct starts with `size_t struct_size`; minors only append members, so a reader
  *     must check struct_size before touching a member added after 1.0;
+ *   - arrays of structs (graph tensors and nodes, run inputs and outputs) are strided by
+ *     their elements' struct_size, never by the reader's sizeof; wai_unit_info is sized by
+ *     the caller and the callee writes only members inside that size (§2.3);
  *   - every fallible call returns wai_status and writes a NUL-terminated message into the
  *     caller-owned buffer (err, err_cap); the plugin never allocates memory the host frees;
  *   - all tensors in requests are owned by the host and valid only for the call.
@@ -133,9 +136,11 @@ typedef struct wai_tensor {
 typedef struct wai_backend wai_backend;          /* opaque, plugin-owned */
 typedef struct wai_prepared_graph wai_prepared_graph;
 
-/* docs/backend-abi.md §3 — the function table. Thread rules (§8): open/close and
- * unit_count/unit_info are called from one thread; distinct prepared graphs may run
- * concurrently on different threads; one prepared graph is run by one thread at a time. */
+/* docs/backend-abi.md §3 — the function table. Thread rules (§8): on one backend, close,
+ * unit_count/unit_info and graph_prepare are never called concurrently (the host serialises
+ * them, not necessarily on one thread); the entry point and open may run at any time;
+ * distinct prepared graphs may run concurrently on different threads, also during a
+ * graph_prepare; one prepared graph is run by one thread at a time. */
 typedef struct wai_backend_iface {
     size_t struct_size;
     uint32_t abi_major, abi_minor;
@@ -152,7 +157,8 @@ typedef struct wai_backend_iface {
     /* Upload weights, compile, allocate: once per graph. */
     wai_status (*graph_prepare)(wai_backend *backend, uint32_t unit, const wai_graph_desc *graph,
                                 wai_prepared_graph **out, char *err, size_t err_cap);
-    /* inputs: one per graph input; outputs: one per graph output, written by the backend. */
+    /* inputs: one per graph input; outputs: one per graph output, written by the backend.
+     * Both in the graph's order: inputs[k].tensor == graph->inputs[k], likewise outputs (§7). */
     wai_status (*graph_run)(wai_prepared_graph *graph,
                             const wai_tensor *inputs, uint32_t n_inputs,
                             wai_tensor *outputs, uint32_t n_outputs,

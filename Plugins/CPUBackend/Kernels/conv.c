@@ -1,0 +1,418 @@
+/* conv2d and conv_transpose2d as sums of stride-1 sub-convolutions (polyphase).
+ *
+ * Along each axis the op is split into output phases and input planes so that every phase
+ * is a stride-1 correlation over a plane:
+ *   - conv2d with stride s: one output phase, s input planes (plane e holds x[e + s*b]);
+ *     tap u reads plane (u-pad) mod s at offset floor((u-pad)/s);
+ *   - conv_transpose2d with stride s: s output phases (columns base + s*n), one plane;
+ *     phase ph has taps u = ph + s*t reading the input at offset q_min - t.
+ * The input is packed into zero-padded planes laid out [plane][row][cp][col], each word a
+ * pair of int16 channels (PAIR16) or one int32 channel (I32), so the inner loop loads 16
+ * consecutive columns of one channel pair and multiplies them by one broadcast weight pair.
+ * Weights are packed at create time per (y-phase, x-phase, block of 4 output channels) as
+ * [cp][tap][oc].
+ *
+ * Work is split across threads in bands of consecutive output rows. A band packs the input
+ * rows it needs just before it needs them into a small per-thread ring of packed rows (a
+ * few rows of every channel: it stays in L2), instead of packing the whole input first and
+ * streaming it back from memory: output rows only ever move down the input, so a row that
+ * left the window of the current output row is never needed again within the band. */
+#include "kernels_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PH 8
+#define MAX_TAPS 15
+
+typedef struct axis_tap { int k, plane, d; } axis_tap;
+typedef struct axis_phase { int base, count, ntaps; axis_tap taps[MAX_TAPS]; } axis_phase;
+typedef struct axis_plan {
+    int nphases, step;
+    axis_phase ph[MAX_PH];
+    int nplanes, plane_step;
+    int plane_len[MAX_PH];
+    int pad_lo, padded_len;
+    uint64_t pairs;            /* (output, tap) pairs that read inside the input */
+} axis_plan;
+
+static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int ceildiv(int a, int b) { return -floordiv(-a, b); }
+static int round16(int n) { return (n + CPUK_BLK - 1) / CPUK_BLK * CPUK_BLK; }
+
+/* `round` widens every phase's output count to a multiple of 16 (the x axis, where the
+ * inner loop works in blocks of 16); the extra outputs read zero padding and are dropped. */
+static void plan_axis(axis_plan *p, int transposed, int len, int k, int s, int pad, int opad,
+                      int out_len, int round) {
+    memset(p, 0, sizeof *p);
+    if (!transposed) {
+        p->nphases = 1; p->step = 1;
+        axis_phase *ph = &p->ph[0];
+        ph->base = 0; ph->count = out_len; ph->ntaps = k;
+        for (int u = 0; u < k; u++) {
+            ph->taps[u].k = u;
+            ph->taps[u].plane = (u - pad) - s * floordiv(u - pad, s);
+            ph->taps[u].d = floordiv(u - pad, s);
+        }
+        p->nplanes = s; p->plane_step = s;
+        for (int e = 0; e < s; e++) p->plane_len[e] = e < len ? (len - 1 - e) / s + 1 : 0;
+        for (int i = 0; i < out_len; i++)
+            for (int u = 0; u < k; u++) { int a = i * s - pad + u; if (a >= 0 && a < len) p->pairs++; }
+    } else {
+        (void)opad;
+        p->step = s;
+        for (int phase = 0; phase < s; phase++) {
+            int qmin = ceildiv(pad - phase, s), qmax = floordiv(out_len - 1 + pad - phase, s);
+            if (qmax < qmin) continue;
+            axis_phase *ph = &p->ph[p->nphases++];
+            ph->base = s * qmin - pad + phase;
+            ph->count = qmax - qmin + 1;
+            for (int t = 0; phase + s * t < k; t++) {
+                ph->taps[ph->ntaps].k = phase + s * t;
+                ph->taps[ph->ntaps].plane = 0;
+                ph->taps[ph->ntaps].d = qmin - t;
+                ph->ntaps++;
+            }
+        }
+        p->nplanes = 1; p->plane_step = 1; p->plane_len[0] = len;
+        for (int a = 0; a < len; a++)
+            for (int u = 0; u < k; u++) { int i = a * s - pad + u; if (i >= 0 && i < out_len) p->pairs++; }
+    }
+    int dmin = 0, reach = 0;
+    for (int e = 0; e < p->nplanes; e++) if (p->plane_len[e] > reach) reach = p->plane_len[e];
+    for (int q = 0; q < p->nphases; q++) {
+        const axis_phase *ph = &p->ph[q];
+        int cnt = round ? round16(ph->count) : ph->count;
+        for (int t = 0; t < ph->ntaps; t++) {
+            if (ph->taps[t].d < dmin) dmin = ph->taps[t].d;
+            if (cnt - 1 + ph->taps[t].d + 1 > reach) reach = cnt - 1 + ph->taps[t].d + 1;
+        }
+    }
+    p->pad_lo = -dmin;
+    p->padded_len = p->pad_lo + reach;
+}
+
+typedef struct phase2 {
+    int ntaps;
+    int tap_plane[MAX_TAPS * MAX_TAPS];
+    int tap_dy[MAX_TAPS * MAX_TAPS];   /* padded row offset: pad_lo_y + d */
+    int tap_dx[MAX_TAPS * MAX_TAPS];   /* padded column offset: pad_lo_x + d */
+    int32_t *w;                /* [ob][cp][tap][oc in block] */
+} phase2;
+
+/* The padded input rows a y-phase reads, relative to its row m: m + lo … m + hi. */
+typedef struct row_window { int any, lo, hi; } row_window;
+
+struct cpuk_conv {
+    cpuk_isa isa;
+    int mode;
+    int cin, h, w, cout, ho, wo, in_bits, out_bits;
+    int ncp, nob;
+    axis_plan ay, ax;
+    int wp;                    /* padded plane width */
+    int ring_rows;             /* R: rows of the per-thread ring */
+    size_t row_words;          /* one packed row of one plane: ncp * wp */
+    size_t ring_words;         /* per thread: [plane][R][ncp][wp] */
+    int32_t *ring;
+    int nbands;
+    phase2 *ph;                /* [y-phase][x-phase] */
+    row_window win[MAX_PH];    /* per y-phase */
+    int32_t *bias;
+    int post_kind;
+    cpuk_post_ch *post;
+    int ldo;                   /* row buffer stride: widest x-phase, rounded to 16 */
+    int32_t *rowbuf;           /* per thread: [x-phase][oc in block][ldo] */
+    size_t rowbuf_words;
+    int nthreads;
+    int *row_phase, *row_m;    /* output row -> (y-phase, row within the phase) */
+    uint64_t macs;
+    const void *run_in;        /* valid during a run */
+    void *run_out;
+};
+
+uint64_t cpuk_conv_macs(const cpuk_conv *c) { return c->macs; }
+
+void cpuk_conv_destroy(cpuk_conv *c) {
+    if (!c) return;
+    if (c->ph) for (int i = 0; i < c->ay.nphases * c->ax.nphases; i++) cpuk_free(c->ph[i].w);
+    free(c->ph);
+    cpuk_free(c->ring);
+    cpuk_free(c->bias);
+    free(c->post);
+    cpuk_free(c->rowbuf);
+    free(c->row_phase);
+    free(c->row_m);
+    free(c);
+}
+
+static int16_t weight_at(const cpuk_conv_desc *d, int c, int o, int ky, int kx) {
+    size_t i = d->transposed
+        ? (((size_t)c * d->cout + o) * d->kh + ky) * d->kw + kx
+        : (((size_t)o * d->cin + c) * d->kh + ky) * d->kw + kx;
+    return d->weights[i];
+}
+
+cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads, char *err, size_t cap) {
+    cpuk_conv *c = calloc(1, sizeof *c);
+    if (!c) { cpuk_set_err(err, cap, "out of memory for a conv"); return NULL; }
+    c->isa = isa;
+    c->mode = d->in_bits == 16 ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
+    c->cin = d->cin; c->h = d->h; c->w = d->w; c->cout = d->cout; c->ho = d->ho; c->wo = d->wo;
+    c->in_bits = d->in_bits; c->out_bits = d->out_bits;
+    c->ncp = c->mode == CPUK_MODE_PAIR16 ? (d->cin + 1) / 2 : d->cin;
+    c->nob = (d->cout + CPUK_OCB - 1) / CPUK_OCB;
+    c->nthreads = nthreads < 1 ? 1 : nthreads;
+    plan_axis(&c->ay, d->transposed, d->h, d->kh, d->stride, d->pad, d->output_pad, d->ho, 0);
+    plan_axis(&c->ax, d->transposed, d->w, d->kw, d->stride, d->pad, d->output_pad, d->wo, 1);
+    c->macs = c->ay.pairs * c->ax.pairs * (uint64_t)d->cin * (uint64_t)d->cout;
+    c->wp = c->ax.padded_len;
+    c->row_words = (size_t)c->ncp * c->wp;
+
+    int maxcount = 0;
+    for (int q = 0; q < c->ax.nphases; q++) if (c->ax.ph[q].count > maxcount) maxcount = c->ax.ph[q].count;
+    c->ldo = round16(maxcount);
+    c->rowbuf_words = (size_t)c->ax.nphases * CPUK_OCB * c->ldo;
+    c->rowbuf = cpuk_alloc(c->rowbuf_words * c->nthreads * sizeof(int32_t));
+    c->bias = cpuk_alloc((size_t)c->nob * CPUK_OCB * sizeof(int32_t));
+    c->post = calloc((size_t)d->cout, sizeof(cpuk_post_ch));
+    c->row_phase = malloc((size_t)d->ho * sizeof(int));
+    c->row_m = malloc((size_t)d->ho * sizeof(int));
+    c->ph = calloc((size_t)c->ay.nphases * c->ax.nphases, sizeof(phase2));
+    if (!c->rowbuf || !c->bias || !c->post || !c->row_phase || !c->row_m || !c->ph) {
+        cpuk_set_err(err, cap, "out of memory for a conv (%d x %d x %d -> %d x %d x %d)",
+                     d->cin, d->h, d->w, d->cout, d->ho, d->wo);
+        cpuk_conv_destroy(c);
+        return NULL;
+    }
+    memcpy(c->bias, d->bias, (size_t)d->cout * sizeof(int32_t));
+    c->post_kind = d->post.kind;
+    cpuk_post_expand(&d->post, d->cout, c->post);
+
+    for (int py = 0; py < c->ay.nphases; py++)
+        for (int m = 0; m < c->ay.ph[py].count; m++) {
+            int i = c->ay.ph[py].base + c->ay.step * m;
+            c->row_phase[i] = py;
+            c->row_m[i] = m;
+        }
+
+    c->ring_rows = 1;
+    for (int py = 0; py < c->ay.nphases; py++) {
+        const axis_phase *Y = &c->ay.ph[py];
+        row_window *wnd = &c->win[py];
+        wnd->any = Y->ntaps > 0;
+        wnd->lo = 1 << 30; wnd->hi = -(1 << 30);
+        for (int ty = 0; ty < Y->ntaps; ty++) {
+            const int dy = c->ay.pad_lo + Y->taps[ty].d;
+            if (dy < wnd->lo) wnd->lo = dy;
+            if (dy > wnd->hi) wnd->hi = dy;
+        }
+        if (wnd->any && wnd->hi - wnd->lo + 1 > c->ring_rows) c->ring_rows = wnd->hi - wnd->lo + 1;
+    }
+    for (int py = 0; py < c->ay.nphases; py++)
+        for (int px = 0; px < c->ax.nphases; px++) {
+            const axis_phase *Y = &c->ay.ph[py], *X = &c->ax.ph[px];
+            phase2 *P = &c->ph[py * c->ax.nphases + px];
+            P->ntaps = Y->ntaps * X->ntaps;
+            for (int ty = 0; ty < Y->ntaps; ty++)
+                for (int tx = 0; tx < X->ntaps; tx++) {
+                    const axis_tap *a = &Y->taps[ty], *b = &X->taps[tx];
+                    const int t = ty * X->ntaps + tx;
+                    P->tap_plane[t] = a->plane * c->ax.nplanes + b->plane;
+                    P->tap_dy[t] = c->ay.pad_lo + a->d;
+                    P->tap_dx[t] = c->ax.pad_lo + b->d;
+                }
+            size_t words = (size_t)c->nob * CPUK_OCB * c->ncp * (P->ntaps ? P->ntaps : 1);
+            P->w = cpuk_alloc(words * sizeof(int32_t));
+            if (!P->w) {
+                cpuk_set_err(err, cap, "out of memory for packed conv weights");
+                cpuk_conv_destroy(c);
+                return NULL;
+            }
+            int32_t *w = P->w;
+            for (int ob = 0; ob < c->nob; ob++) {
+                int ocb = d->cout - ob * CPUK_OCB < CPUK_OCB ? d->cout - ob * CPUK_OCB : CPUK_OCB;
+                for (int cp = 0; cp < c->ncp; cp++)
+                    for (int ty = 0; ty < Y->ntaps; ty++)
+                        for (int tx = 0; tx < X->ntaps; tx++)
+                            for (int oi = 0; oi < ocb; oi++) {
+                                int o = ob * CPUK_OCB + oi, ky = Y->taps[ty].k, kx = X->taps[tx].k;
+                                if (c->mode == CPUK_MODE_PAIR16) {
+                                    int c0 = 2 * cp, c1 = 2 * cp + 1;
+                                    int32_t w0 = weight_at(d, c0, o, ky, kx);
+                                    int32_t w1 = c1 < d->cin ? weight_at(d, c1, o, ky, kx) : 0;
+                                    *w++ = cpuk_pair(w0, w1);
+                                } else {
+                                    *w++ = weight_at(d, cp, o, ky, kx);
+                                }
+                            }
+            }
+        }
+
+    const size_t nplanes = (size_t)c->ay.nplanes * c->ax.nplanes;
+    c->ring_words = nplanes * c->ring_rows * c->row_words;
+    c->ring = cpuk_alloc(c->ring_words * c->nthreads * sizeof(int32_t));
+    if (!c->ring) {
+        cpuk_set_err(err, cap, "out of memory for a conv's packed input rows");
+        cpuk_conv_destroy(c);
+        return NULL;
+    }
+    /* Bands: enough for the pool to balance (several per thread), few enough that the
+     * rows re-packed at each band's start stay a small share. */
+    c->nbands = c->ho < 8 * c->nthreads ? c->ho : 8 * c->nthreads;
+    if (c->nbands < 1) c->nbands = 1;
+    return c;
+}
+
+/* ---- run ---- */
+
+/* Interleaves two int16 channel rows into pair words; compiled once per ISA so the
+ * compiler widens it to that ISA's vectors. */
+CPUK_INLINE void pair_row(int32_t *dst, const int16_t *r0, const int16_t *r1, int len) {
+    for (int j = 0; j < len; j++)
+        dst[j] = (int32_t)((uint32_t)(uint16_t)r0[j] | ((uint32_t)(uint16_t)r1[j] << 16));
+}
+static void pair_row_generic(int32_t *dst, const int16_t *r0, const int16_t *r1, int len) { pair_row(dst, r0, r1, len); }
+#if CPUK_X86
+__attribute__((target("avx2")))
+static void pair_row_avx2(int32_t *dst, const int16_t *r0, const int16_t *r1, int len) { pair_row(dst, r0, r1, len); }
+__attribute__((target("avx512f,avx512bw")))
+static void pair_row_avx512(int32_t *dst, const int16_t *r0, const int16_t *r1, int len) { pair_row(dst, r0, r1, len); }
+#endif
+
+static void pair_row_isa(cpuk_isa isa, int32_t *dst, const int16_t *r0, const int16_t *r1, int len) {
+#if CPUK_X86
+    if (isa == CPUK_ISA_AVX512) { pair_row_avx512(dst, r0, r1, len); return; }
+    if (isa == CPUK_ISA_AVX2) { pair_row_avx2(dst, r0, r1, len); return; }
+#endif
+    (void)isa;
+    pair_row_generic(dst, r0, r1, len);
+}
+
+/* Packs padded row r of every input plane into ring slot r mod R. A row of the top or
+ * bottom padding is zeros; the padding columns are never written, so they stay zero. */
+static void pack_row(const cpuk_conv *c, int32_t *ring, int r) {
+    const int npx = c->ax.nplanes;
+    const size_t hw = (size_t)c->h * c->w;
+    for (int ey = 0; ey < c->ay.nplanes; ey++) {
+        const int b = r - c->ay.pad_lo;                        /* row within plane ey */
+        const int real = b >= 0 && b < c->ay.plane_len[ey];
+        const int a = ey + c->ay.plane_step * b;               /* source row */
+        for (int ex = 0; ex < npx; ex++) {
+            const int len = c->ax.plane_len[ex], xs = c->ax.plane_step;
+            int32_t *dst = ring + ((size_t)(ey * npx + ex) * c->ring_rows + (size_t)(r % c->ring_rows)) * c->row_words
+                         + c->ax.pad_lo;
+            if (!real) {
+                for (int cp = 0; cp < c->ncp; cp++, dst += c->wp) memset(dst, 0, (size_t)len * sizeof(int32_t));
+                continue;
+            }
+            const size_t src0 = (size_t)a * c->w + ex;
+            if (c->mode == CPUK_MODE_PAIR16) {
+                const int16_t *in = c->run_in;
+                for (int cp = 0; cp < c->ncp; cp++, dst += c->wp) {
+                    const int16_t *r0 = in + (size_t)(2 * cp) * hw + src0;
+                    if (2 * cp + 1 < c->cin && xs == 1) {
+                        pair_row_isa(c->isa, dst, r0, r0 + hw, len);
+                    } else if (2 * cp + 1 < c->cin) {
+                        const int16_t *r1 = r0 + hw;
+                        for (int j = 0; j < len; j++) dst[j] = cpuk_pair(r0[(size_t)j * xs], r1[(size_t)j * xs]);
+                    } else {
+                        for (int j = 0; j < len; j++) dst[j] = cpuk_pair(r0[(size_t)j * xs], 0);
+                    }
+                }
+            } else {
+                const int32_t *in = c->run_in;
+                for (int cp = 0; cp < c->ncp; cp++, dst += c->wp) {
+                    const int32_t *r0 = in + (size_t)cp * hw + src0;
+                    if (xs == 1) memcpy(dst, r0, (size_t)len * sizeof(int32_t));
+                    else for (int j = 0; j < len; j++) dst[j] = r0[(size_t)j * xs];
+                }
+            }
+        }
+    }
+}
+
+/* Output row i, every output channel, from the rows in the ring. */
+static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i) {
+    const int py = c->row_phase[i], m = c->row_m[i];
+    int32_t *rowbuf = c->rowbuf + (size_t)tid * c->rowbuf_words;
+    const int nphx = c->ax.nphases;
+    ptrdiff_t off[MAX_PH][MAX_TAPS * MAX_TAPS];
+    for (int px = 0; px < nphx; px++) {
+        const phase2 *P = &c->ph[py * nphx + px];
+        for (int t = 0; t < P->ntaps; t++)
+            off[px][t] = (ptrdiff_t)(((size_t)P->tap_plane[t] * c->ring_rows + (size_t)((m + P->tap_dy[t]) % c->ring_rows))
+                                     * c->row_words) + P->tap_dx[t];
+    }
+    for (int ob = 0; ob < c->nob; ob++) {
+        const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
+        for (int px = 0; px < nphx; px++) {
+            const phase2 *P = &c->ph[py * nphx + px];
+            const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
+            cpuk_mk_args a;
+            a.tap_off = off[px];
+            a.ntaps = P->ntaps;
+            a.ncp = P->ntaps ? c->ncp : 0;
+            a.cp_stride = c->wp;
+            a.w = P->w + (size_t)ob * CPUK_OCB * c->ncp * P->ntaps;
+            a.bias = c->bias + ob * CPUK_OCB;
+            a.ldo = c->ldo;
+            const int step = cpuk_nb_for_ocb[ocb];
+            for (int k = 0; k < blocks; k += step) {
+                const int nb = blocks - k < step ? blocks - k : step;
+                a.x = ring + k * CPUK_BLK;
+                a.out = rowbuf + (size_t)px * CPUK_OCB * c->ldo + k * CPUK_BLK;
+                cpuk_mk(c->isa, c->mode, ocb, nb, &a);
+            }
+        }
+        for (int oi = 0; oi < ocb; oi++) {
+            const int o = ob * CPUK_OCB + oi;
+            cpuk_epi_row e;
+            e.nph = nphx;
+            e.step = c->ax.step;
+            for (int px = 0; px < nphx; px++) {
+                e.src[px] = rowbuf + ((size_t)px * CPUK_OCB + oi) * c->ldo;
+                e.base[px] = c->ax.ph[px].base;
+                e.count[px] = c->ax.ph[px].count;
+            }
+            e.wo = c->wo;
+            e.kind = c->post_kind;
+            e.post = c->post[o];
+            e.out_bits = c->out_bits;
+            e.out = c->out_bits == 16
+                ? (void *)((int16_t *)c->run_out + ((size_t)o * c->ho + i) * c->wo)
+                : (void *)((int32_t *)c->run_out + ((size_t)o * c->ho + i) * c->wo);
+            if (c->isa == CPUK_ISA_AVX512) cpuk_epi_conv_avx512(&e);
+            else if (c->isa == CPUK_ISA_AVX2) cpuk_epi_conv_avx2(&e);
+            else cpuk_epi_conv_generic(&e);
+        }
+    }
+}
+
+/* One task = one band of consecutive output rows. The rows a phase reads, m + dy over its
+ * taps, never move up as the output row moves down, so each input row is packed once per
+ * band, when the first output row needing it comes. */
+static void band_task(void *ctx, int tid, size_t task) {
+    const cpuk_conv *c = ctx;
+    int32_t *ring = c->ring + (size_t)tid * c->ring_words;
+    const int i0 = (int)((size_t)c->ho * task / (size_t)c->nbands);
+    const int i1 = (int)((size_t)c->ho * (task + 1) / (size_t)c->nbands);
+    int packed_hi = -(1 << 30);
+    for (int i = i0; i < i1; i++) {
+        const row_window *wnd = &c->win[c->row_phase[i]];
+        if (wnd->any) {
+            const int m = c->row_m[i];
+            const int lo = m + wnd->lo, hi = m + wnd->hi;
+            for (int r = lo > packed_hi + 1 ? lo : packed_hi + 1; r <= hi; r++) pack_row(c, ring, r);
+            if (hi > packed_hi) packed_hi = hi;
+        }
+        compute_row(c, tid, ring, i);
+    }
+}
+
+void cpuk_conv_run(cpuk_conv *c, cpuk_pool *pool, const void *in, void *out) {
+    c->run_in = in;
+    c->run_out = out;
+    cpuk_pool_run(pool, (size_t)c->nbands, band_task, c);
+    c->run_in = NULL;
+    c->run_out = NULL;
+}

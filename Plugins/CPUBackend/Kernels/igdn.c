@@ -1,0 +1,180 @@
+/* inverse_gdn (§4.9). At every position n[c] = beta[c] + sum_k gamma[c][k] * sq[k] is a
+ * 1x1 convolution of the squares, so it runs on the conv microkernels: a task squares a
+ * strip of positions into the packed layout, multiplies by the packed gamma, then takes the
+ * exact integer square root and finishes rnd(x * isqrt(n), s) in the epilogue. When every
+ * square (x*x >> q, bounded through the input's certified interval) and every gamma fits
+ * int16, the squares are packed as int16 pairs (vpdpwssd / vpmaddwd); otherwise as int32. */
+#include "kernels_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Positions per task: one microkernel call of 6 blocks for every block of 4 channels. */
+#define STRIP (CPUK_BLK * 6)
+
+struct cpuk_igdn {
+    cpuk_isa isa;
+    int mode;
+    int c, ncp, nob, q, s, in_bits, out_bits;
+    size_t hw;
+    int32_t *w;                /* [ob][cp][oc in block] */
+    int32_t *beta;             /* padded to nob*4 */
+    int post_kind;
+    cpuk_post_ch *post;
+    int32_t *scratch;          /* per thread: squares [ncp][STRIP], then n [4][STRIP] */
+    size_t scratch_words;
+    int nthreads;
+    const void *run_in;
+    void *run_out;
+};
+
+void cpuk_igdn_destroy(cpuk_igdn *g) {
+    if (!g) return;
+    cpuk_free(g->w);
+    cpuk_free(g->beta);
+    free(g->post);
+    cpuk_free(g->scratch);
+    free(g);
+}
+
+cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads, char *err, size_t cap) {
+    cpuk_igdn *g = calloc(1, sizeof *g);
+    if (!g) { cpuk_set_err(err, cap, "out of memory for an inverse_gdn"); return NULL; }
+    int64_t amax = d->in_lo < 0 ? -(int64_t)d->in_lo : d->in_lo;
+    int64_t bmax = d->in_hi < 0 ? -(int64_t)d->in_hi : d->in_hi;
+    int64_t m = amax > bmax ? amax : bmax;
+    int64_t sqhi = (m * m) >> d->square_shift;
+    int gamma16 = 1;
+    for (size_t i = 0; i < (size_t)d->c * d->c; i++) if (d->gamma[i] > INT16_MAX) gamma16 = 0;
+    g->isa = isa;
+    g->mode = (sqhi <= INT16_MAX && gamma16) ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
+    g->c = d->c;
+    g->ncp = g->mode == CPUK_MODE_PAIR16 ? (d->c + 1) / 2 : d->c;
+    g->nob = (d->c + CPUK_OCB - 1) / CPUK_OCB;
+    g->q = d->square_shift;
+    g->s = d->out_shift;
+    g->in_bits = d->in_bits;
+    g->out_bits = d->out_bits;
+    g->hw = (size_t)d->h * d->w;
+    g->nthreads = nthreads < 1 ? 1 : nthreads;
+    g->w = cpuk_alloc((size_t)g->nob * CPUK_OCB * g->ncp * sizeof(int32_t));
+    g->beta = cpuk_alloc((size_t)g->nob * CPUK_OCB * sizeof(int32_t));
+    g->post = calloc((size_t)d->c, sizeof(cpuk_post_ch));
+    g->scratch_words = (size_t)(g->ncp + CPUK_OCB) * STRIP;
+    g->scratch = cpuk_alloc(g->scratch_words * g->nthreads * sizeof(int32_t));
+    if (!g->w || !g->beta || !g->post || !g->scratch) {
+        cpuk_set_err(err, cap, "out of memory for an inverse_gdn over %d channels", d->c);
+        cpuk_igdn_destroy(g);
+        return NULL;
+    }
+    memcpy(g->beta, d->beta, (size_t)d->c * sizeof(int32_t));
+    g->post_kind = d->post.kind;
+    cpuk_post_expand(&d->post, d->c, g->post);
+    int32_t *w = g->w;
+    for (int ob = 0; ob < g->nob; ob++) {
+        int ocb = d->c - ob * CPUK_OCB < CPUK_OCB ? d->c - ob * CPUK_OCB : CPUK_OCB;
+        for (int cp = 0; cp < g->ncp; cp++)
+            for (int oi = 0; oi < ocb; oi++) {
+                const int32_t *row = d->gamma + (size_t)(ob * CPUK_OCB + oi) * d->c;
+                if (g->mode == CPUK_MODE_PAIR16)
+                    *w++ = cpuk_pair(row[2 * cp], 2 * cp + 1 < d->c ? row[2 * cp + 1] : 0);
+                else
+                    *w++ = row[cp];
+            }
+    }
+    return g;
+}
+
+/* x*x fits int32 (|x| <= 46340 by the certificate) and is non-negative: a plain shift. */
+static inline int32_t square(int32_t x, int q) { return (int32_t)((uint32_t)(x * x) >> q); }
+
+/* Squares of two int16 channel rows, paired; compiled per ISA so it vectorises. */
+CPUK_INLINE void square_pairs(int32_t *dst, const int16_t *r0, const int16_t *r1, int len, int q) {
+    for (int n = 0; n < len; n++)
+        dst[n] = cpuk_pair(square(r0[n], q), square(r1[n], q));
+}
+static void square_pairs_generic(int32_t *d, const int16_t *a, const int16_t *b, int len, int q) { square_pairs(d, a, b, len, q); }
+#if CPUK_X86
+__attribute__((target("avx2")))
+static void square_pairs_avx2(int32_t *d, const int16_t *a, const int16_t *b, int len, int q) { square_pairs(d, a, b, len, q); }
+__attribute__((target("avx512f,avx512bw")))
+static void square_pairs_avx512(int32_t *d, const int16_t *a, const int16_t *b, int len, int q) { square_pairs(d, a, b, len, q); }
+#endif
+
+static void square_pairs_isa(cpuk_isa isa, int32_t *d, const int16_t *a, const int16_t *b, int len, int q) {
+#if CPUK_X86
+    if (isa == CPUK_ISA_AVX512) { square_pairs_avx512(d, a, b, len, q); return; }
+    if (isa == CPUK_ISA_AVX2) { square_pairs_avx2(d, a, b, len, q); return; }
+#endif
+    (void)isa;
+    square_pairs_generic(d, a, b, len, q);
+}
+
+static void strip_task(void *ctx, int tid, size_t task) {
+    cpuk_igdn *g = ctx;
+    const size_t p0 = task * STRIP;
+    const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
+    int32_t *sq = g->scratch + (size_t)tid * g->scratch_words;
+    int32_t *nbuf = sq + (size_t)g->ncp * STRIP;
+    const void *in = g->run_in;
+    for (int cp = 0; cp < g->ncp; cp++) {
+        int32_t *dst = sq + (size_t)cp * STRIP;
+        if (g->mode == CPUK_MODE_PAIR16) {
+            const int c0 = 2 * cp, c1 = 2 * cp + 1;
+            const size_t o0 = (size_t)c0 * g->hw + p0, o1 = (size_t)c1 * g->hw + p0;
+            if (c1 < g->c && g->in_bits == 16)
+                square_pairs_isa(g->isa, dst, (const int16_t *)in + o0, (const int16_t *)in + o1, len, g->q);
+            else if (c1 < g->c)
+                for (int n = 0; n < len; n++)
+                    dst[n] = cpuk_pair(square(cpuk_load(in, g->in_bits, o0 + n), g->q),
+                                       square(cpuk_load(in, g->in_bits, o1 + n), g->q));
+            else
+                for (int n = 0; n < len; n++) dst[n] = cpuk_pair(square(cpuk_load(in, g->in_bits, o0 + n), g->q), 0);
+        } else {
+            const size_t o0 = (size_t)cp * g->hw + p0;
+            for (int n = 0; n < len; n++) dst[n] = square(cpuk_load(in, g->in_bits, o0 + n), g->q);
+        }
+        for (int n = len; n < STRIP; n++) dst[n] = 0;
+    }
+    static const ptrdiff_t zero_off[1] = { 0 };
+    const int nb = (len + CPUK_BLK - 1) / CPUK_BLK;
+    for (int ob = 0; ob < g->nob; ob++) {
+        const int ocb = g->c - ob * CPUK_OCB < CPUK_OCB ? g->c - ob * CPUK_OCB : CPUK_OCB;
+        cpuk_mk_args a;
+        a.x = sq;
+        a.tap_off = zero_off;
+        a.ntaps = 1;
+        a.ncp = g->ncp;
+        a.cp_stride = STRIP;
+        a.w = g->w + (size_t)ob * CPUK_OCB * g->ncp;
+        a.bias = g->beta + ob * CPUK_OCB;
+        a.out = nbuf;
+        a.ldo = STRIP;
+        cpuk_mk(g->isa, g->mode, ocb, nb, &a);
+        for (int oi = 0; oi < ocb; oi++) {
+            const int o = ob * CPUK_OCB + oi;
+            const size_t at = (size_t)o * g->hw + p0;
+            cpuk_epi_igdn e;
+            e.n = nbuf + (size_t)oi * STRIP;
+            e.x = g->in_bits == 16 ? (const void *)((const int16_t *)in + at) : (const void *)((const int32_t *)in + at);
+            e.x_bits = g->in_bits;
+            e.count = len;
+            e.out_shift = g->s;
+            e.kind = g->post_kind;
+            e.post = g->post[o];
+            e.out = g->out_bits == 16 ? (void *)((int16_t *)g->run_out + at) : (void *)((int32_t *)g->run_out + at);
+            e.out_bits = g->out_bits;
+            if (g->isa == CPUK_ISA_AVX512) cpuk_epi_igdn_avx512(&e);
+            else if (g->isa == CPUK_ISA_AVX2) cpuk_epi_igdn_avx2(&e);
+            else cpuk_epi_igdn_generic(&e);
+        }
+    }
+}
+
+void cpuk_igdn_run(cpuk_igdn *g, cpuk_pool *pool, const void *in, void *out) {
+    g->run_in = in;
+    g->run_out = out;
+    cpuk_pool_run(pool, (g->hw + STRIP - 1) / STRIP, strip_task, g);
+    g->run_in = NULL;
+    g->run_out = NULL;
+}

@@ -1,1 +1,0 @@
-#include "cpu_kernels.h"

@@ -1,0 +1,142 @@
+/* Internal interfaces between the kernel driver files and the per-ISA inner loops. */
+#ifndef WAI_CPU_KERNELS_INTERNAL_H
+#define WAI_CPU_KERNELS_INTERNAL_H
+
+#include "cpu_kernels.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CPUK_X86 1
+#else
+#define CPUK_X86 0
+#endif
+
+#define CPUK_INLINE static inline __attribute__((always_inline))
+
+/* floor(x / 2^s), 0 <= s <= 31 (docs/integer-ops.md §3). C leaves >> of a negative signed
+ * value implementation-defined, so the negative case goes through the complement, which is
+ * non-negative: ~x = -x-1, and ~((-x-1) >> s) = floor(x / 2^s). Compilers emit one sar. */
+CPUK_INLINE int32_t cpuk_asr(int32_t x, int s) {
+    return x < 0 ? (int32_t)~((uint32_t)~x >> s) : (int32_t)((uint32_t)x >> s);
+}
+
+/* The rounding constant 2^(s-1) of rnd(x, s), 0 for s = 0, so rnd(x, s) = asr(x + r, s). */
+CPUK_INLINE int32_t cpuk_rnd_const(int s) { return s == 0 ? 0 : (int32_t)(1u << (s - 1)); }
+
+CPUK_INLINE int32_t cpuk_clamp32(int32_t v, int32_t lo, int32_t hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* Sign-extended halves of an int16 pair packed into one 32-bit word (low = even channel). */
+CPUK_INLINE int32_t cpuk_lo16(uint32_t v) { return (int32_t)((v & 0xffffu) ^ 0x8000u) - 0x8000; }
+CPUK_INLINE int32_t cpuk_hi16(uint32_t v) { return (int32_t)((v >> 16) ^ 0x8000u) - 0x8000; }
+CPUK_INLINE int32_t cpuk_pair(int32_t lo, int32_t hi) {
+    return (int32_t)(((uint32_t)lo & 0xffffu) | ((uint32_t)hi << 16));
+}
+
+/* isqrt(n) for 0 <= n <= 2^31-1: the double square root of such an n is within far less
+ * than one unit of the truth, and the two corrections make the result exact regardless. */
+CPUK_INLINE int32_t cpuk_isqrt(int32_t n) {
+    uint32_t r = (uint32_t)__builtin_sqrt((double)n);
+    while ((uint64_t)r * r > (uint64_t)(uint32_t)n) r--;
+    while ((uint64_t)(r + 1) * (r + 1) <= (uint64_t)(uint32_t)n) r++;
+    return (int32_t)r;
+}
+
+/* One output channel's fused epilogue, with the rounding constant precomputed. */
+typedef struct cpuk_post_ch {
+    int32_t m, r, lo, hi;
+    int s;
+} cpuk_post_ch;
+
+/* Fills post_ch[0..channels) from a cpuk_post (NONE -> identity). */
+void cpuk_post_expand(const cpuk_post *post, int channels, cpuk_post_ch *out);
+
+CPUK_INLINE int32_t cpuk_post_apply(int kind, int32_t v, const cpuk_post_ch *p) {
+    if (kind == CPUK_POST_REQUANTIZE) return cpuk_clamp32(cpuk_asr(v * p->m + p->r, p->s), p->lo, p->hi);
+    if (kind == CPUK_POST_CLAMP) return cpuk_clamp32(v, p->lo, p->hi);
+    return v;
+}
+
+CPUK_INLINE int32_t cpuk_load(const void *p, int bits, size_t i) {
+    return bits == 16 ? (int32_t)((const int16_t *)p)[i] : ((const int32_t *)p)[i];
+}
+CPUK_INLINE void cpuk_store(void *p, int bits, size_t i, int32_t v) {
+    if (bits == 16) ((int16_t *)p)[i] = (int16_t)v; else ((int32_t *)p)[i] = v;
+}
+
+/* ---- microkernel: OCB (1..4) output channels x NB (1..8) blocks of 16 outputs ----
+ * Packed input words: pairs of int16 channels (mode PAIR16) or one int32 channel (I32).
+ * out[oi*ldo + n] = bias[oi] + sum over cp < ncp, t < ntaps, of
+ *   x[cp*cp_stride + tap_off[t] + n]  (*)  w[(cp*ntaps + t)*OCB + oi]
+ * where (*) is the pair dot product lo*lo + hi*hi (PAIR16) or the product (I32). */
+enum { CPUK_MODE_PAIR16 = 0, CPUK_MODE_I32 = 1 };
+#define CPUK_BLK 16
+#define CPUK_MAX_NB 8
+#define CPUK_OCB 4
+/* Blocks per microkernel call for OCB output channels: accumulators OCB*NB plus NB inputs
+ * and a weight fit the 32 vector registers of AVX-512. */
+static const int cpuk_nb_for_ocb[CPUK_OCB + 1] = { 0, 8, 8, 7, 6 };
+
+typedef struct cpuk_mk_args {
+    const int32_t *x;
+    const ptrdiff_t *tap_off;
+    int ntaps, ncp;
+    ptrdiff_t cp_stride;
+    const int32_t *w;
+    const int32_t *bias;
+    int32_t *out;
+    ptrdiff_t ldo;
+} cpuk_mk_args;
+
+void cpuk_mk_scalar(int mode, int ocb, int nb, const cpuk_mk_args *a);
+void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a);
+void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a);
+
+/* ---- conv row epilogue: gathers the x-phases of one output row of one channel ---- */
+typedef struct cpuk_epi_row {
+    int nph;                  /* x-phases with outputs */
+    const int32_t *src[8];    /* per phase: values for n = 0..count-1 (padded to 16) */
+    int base[8], count[8];    /* output column of phase value n: base + step*n */
+    int step;
+    int wo;
+    int kind;                 /* cpuk_post_kind */
+    cpuk_post_ch post;
+    void *out;                /* the output row's first element */
+    int out_bits;
+} cpuk_epi_row;
+
+void cpuk_epi_conv_generic(const cpuk_epi_row *e);
+void cpuk_epi_conv_avx2(const cpuk_epi_row *e);
+void cpuk_epi_conv_avx512(const cpuk_epi_row *e);
+
+/* ---- inverse GDN epilogue: y = post(rnd(x * isqrt(n), s)) over `count` positions ---- */
+typedef struct cpuk_epi_igdn {
+    const int32_t *n;
+    const void *x; int x_bits;
+    int count;
+    int out_shift;
+    int kind;
+    cpuk_post_ch post;
+    void *out; int out_bits;
+} cpuk_epi_igdn;
+
+void cpuk_epi_igdn_generic(const cpuk_epi_igdn *e);
+void cpuk_epi_igdn_avx2(const cpuk_epi_igdn *e);
+void cpuk_epi_igdn_avx512(const cpuk_epi_igdn *e);
+
+/* ---- peak loops ---- */
+uint64_t cpuk_peak_avx512(uint64_t iters);
+uint64_t cpuk_peak_avx2(uint64_t iters);
+uint64_t cpuk_peak_scalar(uint64_t iters);
+
+CPUK_INLINE void cpuk_mk(cpuk_isa isa, int mode, int ocb, int nb, const cpuk_mk_args *a) {
+    if (isa == CPUK_ISA_AVX512) cpuk_mk_avx512(mode, ocb, nb, a);
+    else if (isa == CPUK_ISA_AVX2) cpuk_mk_avx2(mode, ocb, nb, a);
+    else cpuk_mk_scalar(mode, ocb, nb, a);
+}
+
+void cpuk_set_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,187 @@
+/* AVX2 inner loops: int16 pairs through vpmaddwd (two products summed into an int32 lane)
+ * followed by vpaddd. vpmaddwd wraps only for (-32768)^2 + (-32768)^2 = 2^31, a pair sum
+ * the certificate excludes (it bounds every partial sum of the terms by int32). */
+#include "kernels_internal.h"
+
+#if CPUK_X86
+#include <immintrin.h>
+
+#define T256 __attribute__((target("avx2,fma")))
+#define I256 static inline __attribute__((always_inline)) T256
+
+/* OCB output channels x one block of 16 outputs (two 8-lane vectors). */
+I256 void mk_body(const cpuk_mk_args *a, int32_t *out, const int32_t *x, const int mode, const int OCB) {
+    __m256i acc[CPUK_OCB][2];
+    for (int oi = 0; oi < OCB; oi++) {
+        const __m256i b = _mm256_set1_epi32(a->bias[oi]);
+        acc[oi][0] = b; acc[oi][1] = b;
+    }
+    const int32_t *w = a->w;
+    const int ntaps = a->ntaps;
+    const ptrdiff_t *off = a->tap_off;
+    const int32_t *xc = x;
+    for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
+        for (int t = 0; t < ntaps; t++, w += OCB) {
+            const int32_t *xt = xc + off[t];
+            const __m256i x0 = _mm256_loadu_si256((const __m256i *)xt);
+            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xt + 8));
+            for (int oi = 0; oi < OCB; oi++) {
+                const __m256i wv = _mm256_set1_epi32(w[oi]);
+                if (mode == CPUK_MODE_PAIR16) {
+                    acc[oi][0] = _mm256_add_epi32(acc[oi][0], _mm256_madd_epi16(x0, wv));
+                    acc[oi][1] = _mm256_add_epi32(acc[oi][1], _mm256_madd_epi16(x1, wv));
+                } else {
+                    acc[oi][0] = _mm256_add_epi32(acc[oi][0], _mm256_mullo_epi32(x0, wv));
+                    acc[oi][1] = _mm256_add_epi32(acc[oi][1], _mm256_mullo_epi32(x1, wv));
+                }
+            }
+        }
+    }
+    for (int oi = 0; oi < OCB; oi++) {
+        _mm256_storeu_si256((__m256i *)(out + oi * a->ldo), acc[oi][0]);
+        _mm256_storeu_si256((__m256i *)(out + oi * a->ldo + 8), acc[oi][1]);
+    }
+}
+
+#define MK(MODE, OCB) \
+    static T256 void mk_##MODE##_##OCB(const cpuk_mk_args *a, int32_t *out, const int32_t *x) { mk_body(a, out, x, MODE, OCB); }
+MK(0, 1) MK(0, 2) MK(0, 3) MK(0, 4)
+MK(1, 1) MK(1, 2) MK(1, 3) MK(1, 4)
+
+typedef void (*mk_fn)(const cpuk_mk_args *, int32_t *, const int32_t *);
+static const mk_fn table[2][CPUK_OCB] = {
+    { mk_0_1, mk_0_2, mk_0_3, mk_0_4 },
+    { mk_1_1, mk_1_2, mk_1_3, mk_1_4 },
+};
+
+void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a) {
+    const mk_fn f = table[mode][ocb - 1];
+    for (int k = 0; k < nb; k++) f(a, a->out + CPUK_BLK * k, a->x + CPUK_BLK * k);
+}
+
+/* ---- epilogues (the AVX-512 file's, in 8 lanes; tails go through the portable code) ---- */
+
+I256 __m256i post8(__m256i v, int kind, const cpuk_post_ch *p) {
+    if (kind == CPUK_POST_REQUANTIZE) {
+        v = _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(p->m)), _mm256_set1_epi32(p->r));
+        v = _mm256_sra_epi32(v, _mm_cvtsi32_si128(p->s));   /* vpsrad: arithmetic, floor */
+    }
+    if (kind != CPUK_POST_NONE)
+        v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(p->lo)), _mm256_set1_epi32(p->hi));
+    return v;
+}
+
+/* Stores 8 lanes at out[at..at+8) (the caller guarantees all 8 are inside the row). */
+I256 void store8(void *out, int bits, int at, __m256i v) {
+    if (bits == 16) {
+        /* Values fit int16 (certificate), so the saturating pack is exact. */
+        const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(v, v), 0x08);
+        _mm_storeu_si128((__m128i *)((int16_t *)out + at), _mm256_castsi256_si128(p));
+    } else {
+        _mm256_storeu_si256((__m256i *)((int32_t *)out + at), v);
+    }
+}
+
+I256 void epi_conv(const cpuk_epi_row *e, const int kind, const int pairs) {
+    int j = 0;
+    if (!pairs) {
+        const int32_t *src = e->src[0];
+        for (; j + 8 <= e->wo; j += 8)
+            store8(e->out, e->out_bits, j, post8(_mm256_loadu_si256((const __m256i *)(src + j)), kind, &e->post));
+        for (; j < e->wo; j++) cpuk_store(e->out, e->out_bits, (size_t)j, cpuk_post_apply(kind, src[j], &e->post));
+        return;
+    }
+    const int32_t *ev = e->base[0] == 0 ? e->src[0] : e->src[1];
+    const int32_t *od = e->base[0] == 0 ? e->src[1] : e->src[0];
+    for (; j + 16 <= e->wo; j += 16) {
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(ev + j / 2));
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(od + j / 2));
+        const __m256i lo = _mm256_unpacklo_epi32(a, b), hi = _mm256_unpackhi_epi32(a, b);
+        store8(e->out, e->out_bits, j, post8(_mm256_permute2x128_si256(lo, hi, 0x20), kind, &e->post));
+        store8(e->out, e->out_bits, j + 8, post8(_mm256_permute2x128_si256(lo, hi, 0x31), kind, &e->post));
+    }
+    for (; j < e->wo; j++) {
+        const int32_t v = (j & 1) ? od[j / 2] : ev[j / 2];
+        cpuk_store(e->out, e->out_bits, (size_t)j, cpuk_post_apply(kind, v, &e->post));
+    }
+}
+
+T256 void cpuk_epi_conv_avx2(const cpuk_epi_row *e) {
+    const int dense = e->nph == 1 && e->step == 1 && e->base[0] == 0 && e->count[0] == e->wo;
+    const int pairs = e->nph == 2 && e->step == 2 && e->base[0] + e->base[1] == 1 &&
+                      e->count[e->base[0] == 0 ? 0 : 1] == (e->wo + 1) / 2 &&
+                      e->count[e->base[0] == 0 ? 1 : 0] == e->wo / 2;
+    if (!dense && !pairs) { cpuk_epi_conv_generic(e); return; }
+    switch (e->kind) {
+    case CPUK_POST_REQUANTIZE: epi_conv(e, CPUK_POST_REQUANTIZE, pairs); break;
+    case CPUK_POST_CLAMP: epi_conv(e, CPUK_POST_CLAMP, pairs); break;
+    default: epi_conv(e, CPUK_POST_NONE, pairs); break;
+    }
+}
+
+/* Unsigned a > b on 8 lanes: flip the sign bits, compare signed. */
+I256 __m256i gt_u32(__m256i a, __m256i b) {
+    const __m256i flip = _mm256_set1_epi32((int)0x80000000u);
+    return _mm256_cmpgt_epi32(_mm256_xor_si256(a, flip), _mm256_xor_si256(b, flip));
+}
+
+/* isqrt of 8 lanes 0 <= n <= 2^31-1, as isqrt16 in mk_avx512.c. */
+I256 __m256i isqrt8(__m256i n) {
+    __m256i r = _mm256_cvttps_epi32(_mm256_sqrt_ps(_mm256_cvtepi32_ps(n)));
+    r = _mm256_add_epi32(r, gt_u32(_mm256_mullo_epi32(r, r), n));            /* -1 where r*r > n */
+    const __m256i r1 = _mm256_add_epi32(r, _mm256_set1_epi32(1));
+    return _mm256_sub_epi32(r, _mm256_andnot_si256(gt_u32(_mm256_mullo_epi32(r1, r1), n), _mm256_set1_epi32(-1)));
+}
+
+I256 void epi_igdn(const cpuk_epi_igdn *e, const int kind) {
+    const __m256i rnd = _mm256_set1_epi32(cpuk_rnd_const(e->out_shift));
+    const __m128i sh = _mm_cvtsi32_si128(e->out_shift);
+    int i = 0;
+    for (; i + 8 <= e->count; i += 8) {
+        const __m256i x = e->x_bits == 16
+            ? _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)e->x + i)))
+            : _mm256_loadu_si256((const __m256i *)((const int32_t *)e->x + i));
+        const __m256i r = isqrt8(_mm256_loadu_si256((const __m256i *)(e->n + i)));
+        const __m256i v = _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(x, r), rnd), sh);
+        store8(e->out, e->out_bits, i, post8(v, kind, &e->post));
+    }
+    if (i < e->count) {
+        cpuk_epi_igdn tail = *e;
+        tail.n = e->n + i;
+        tail.x = e->x_bits == 16 ? (const void *)((const int16_t *)e->x + i) : (const void *)((const int32_t *)e->x + i);
+        tail.out = e->out_bits == 16 ? (void *)((int16_t *)e->out + i) : (void *)((int32_t *)e->out + i);
+        tail.count = e->count - i;
+        cpuk_epi_igdn_generic(&tail);
+    }
+}
+
+T256 void cpuk_epi_igdn_avx2(const cpuk_epi_igdn *e) {
+    switch (e->kind) {
+    case CPUK_POST_REQUANTIZE: epi_igdn(e, CPUK_POST_REQUANTIZE); break;
+    case CPUK_POST_CLAMP: epi_igdn(e, CPUK_POST_CLAMP); break;
+    default: epi_igdn(e, CPUK_POST_NONE); break;
+    }
+}
+
+/* 12 independent vpmaddwd + vpaddd chains. */
+T256 uint64_t cpuk_peak_avx2(uint64_t iters) {
+    __m256i acc[12];
+    for (int k = 0; k < 12; k++) acc[k] = _mm256_set1_epi32(k);
+    __m256i x = _mm256_set1_epi32(0x00010001), w = _mm256_set1_epi32(0x00020003);
+    for (uint64_t i = 0; i < iters; i++) {
+        for (int k = 0; k < 12; k++) acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(x, w));
+        __asm__ volatile("" : "+x"(x));
+    }
+    __m256i s = acc[0];
+    for (int k = 1; k < 12; k++) s = _mm256_xor_si256(s, acc[k]);
+    volatile int sink = _mm256_extract_epi32(s, 0);
+    (void)sink;
+    return iters * 12 * 16;
+}
+
+#else
+void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a) { cpuk_mk_scalar(mode, ocb, nb, a); }
+void cpuk_epi_conv_avx2(const cpuk_epi_row *e) { cpuk_epi_conv_generic(e); }
+void cpuk_epi_igdn_avx2(const cpuk_epi_igdn *e) { cpuk_epi_igdn_generic(e); }
+uint64_t cpuk_peak_avx2(uint64_t iters) { return cpuk_peak_scalar(iters); }
+#endif

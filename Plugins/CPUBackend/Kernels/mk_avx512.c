@@ -1,0 +1,179 @@
+/* AVX-512 inner loops. int16 pairs go through vpdpwssd (AVX-512 VNNI): one instruction
+ * multiplies 16 lanes of channel pairs by a broadcast weight pair and adds both products
+ * into int32 lanes. The certificate bounds every partial sum, so no lane ever leaves int32.
+ * Compiled with function-level target attributes: the file builds for any x86-64 and these
+ * functions run only after run-time detection chose them. */
+#include "kernels_internal.h"
+
+#if CPUK_X86
+#include <immintrin.h>
+
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vl")))
+#define I512 static inline __attribute__((always_inline)) T512
+
+I512 void mk_body(const cpuk_mk_args *a, const int mode, const int OCB, const int NB) {
+    __m512i acc[CPUK_OCB][CPUK_MAX_NB];
+    for (int oi = 0; oi < OCB; oi++) {
+        const __m512i b = _mm512_set1_epi32(a->bias[oi]);
+        for (int k = 0; k < NB; k++) acc[oi][k] = b;
+    }
+    const int32_t *w = a->w;
+    const int ntaps = a->ntaps;
+    const ptrdiff_t *off = a->tap_off;
+    const int32_t *xc = a->x;
+    for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
+        for (int t = 0; t < ntaps; t++, w += OCB) {
+            const int32_t *xt = xc + off[t];
+            __m512i xv[CPUK_MAX_NB];
+            for (int k = 0; k < NB; k++) xv[k] = _mm512_loadu_si512((const void *)(xt + CPUK_BLK * k));
+            for (int oi = 0; oi < OCB; oi++) {
+                const __m512i wv = _mm512_set1_epi32(w[oi]);
+                for (int k = 0; k < NB; k++) {
+                    if (mode == CPUK_MODE_PAIR16) acc[oi][k] = _mm512_dpwssd_epi32(acc[oi][k], xv[k], wv);
+                    else acc[oi][k] = _mm512_add_epi32(acc[oi][k], _mm512_mullo_epi32(xv[k], wv));
+                }
+            }
+        }
+    }
+    for (int oi = 0; oi < OCB; oi++)
+        for (int k = 0; k < NB; k++)
+            _mm512_storeu_si512((void *)(a->out + oi * a->ldo + CPUK_BLK * k), acc[oi][k]);
+}
+
+#define MK(MODE, OCB, NB) \
+    static T512 void mk_##MODE##_##OCB##_##NB(const cpuk_mk_args *a) { mk_body(a, MODE, OCB, NB); }
+#define MK_NB(MODE, OCB) MK(MODE, OCB, 1) MK(MODE, OCB, 2) MK(MODE, OCB, 3) MK(MODE, OCB, 4) MK(MODE, OCB, 5) MK(MODE, OCB, 6) \
+                         MK(MODE, OCB, 7) MK(MODE, OCB, 8)
+#define MK_ALL(MODE) MK_NB(MODE, 1) MK_NB(MODE, 2) MK_NB(MODE, 3) MK_NB(MODE, 4)
+MK_ALL(0)
+MK_ALL(1)
+
+typedef void (*mk_fn)(const cpuk_mk_args *);
+#define ROW(MODE, OCB) { mk_##MODE##_##OCB##_1, mk_##MODE##_##OCB##_2, mk_##MODE##_##OCB##_3, \
+                         mk_##MODE##_##OCB##_4, mk_##MODE##_##OCB##_5, mk_##MODE##_##OCB##_6, \
+                         mk_##MODE##_##OCB##_7, mk_##MODE##_##OCB##_8 }
+static const mk_fn table[2][CPUK_OCB][CPUK_MAX_NB] = {
+    { ROW(0, 1), ROW(0, 2), ROW(0, 3), ROW(0, 4) },
+    { ROW(1, 1), ROW(1, 2), ROW(1, 3), ROW(1, 4) },
+};
+
+void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a) {
+    table[mode][ocb - 1][nb - 1](a);
+}
+
+/* ---- epilogues ---- */
+
+/* Applies the post-op to 16 lanes; multiplier/rounding/shift per channel (one channel per
+ * row here). vpsrad is an arithmetic shift: floor division, as §3 requires. */
+I512 __m512i post16(__m512i v, int kind, const cpuk_post_ch *p) {
+    if (kind == CPUK_POST_REQUANTIZE) {
+        v = _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(p->m)), _mm512_set1_epi32(p->r));
+        v = _mm512_sra_epi32(v, _mm_cvtsi32_si128(p->s));
+    }
+    if (kind != CPUK_POST_NONE)
+        v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(p->lo)), _mm512_set1_epi32(p->hi));
+    return v;
+}
+
+I512 void store16(void *out, int bits, int at, int n, __m512i v) {
+    const __mmask16 m = n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
+    if (bits == 16) _mm512_mask_cvtepi32_storeu_epi16((int16_t *)out + at, m, v);
+    else _mm512_mask_storeu_epi32((int32_t *)out + at, m, v);
+}
+
+I512 void epi_conv(const cpuk_epi_row *e, const int kind) {
+    if (e->nph == 1 && e->step == 1 && e->base[0] == 0 && e->count[0] == e->wo) {
+        const int32_t *src = e->src[0];
+        for (int j = 0; j < e->wo; j += 16) {
+            __m512i v = post16(_mm512_loadu_si512((const void *)(src + j)), kind, &e->post);
+            store16(e->out, e->out_bits, j, e->wo - j, v);
+        }
+        return;
+    }
+    /* Two x-phases at stride 2 with columns 0 and 1: interleave 16 + 16 lanes. */
+    const int32_t *ev = e->base[0] == 0 ? e->src[0] : e->src[1];
+    const int32_t *od = e->base[0] == 0 ? e->src[1] : e->src[0];
+    const __m512i lo_idx = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi_idx = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    for (int n = 0; 2 * n < e->wo; n += 16) {
+        const __m512i a = _mm512_loadu_si512((const void *)(ev + n));
+        const __m512i b = _mm512_loadu_si512((const void *)(od + n));
+        const __m512i lo = post16(_mm512_permutex2var_epi32(a, lo_idx, b), kind, &e->post);
+        const __m512i hi = post16(_mm512_permutex2var_epi32(a, hi_idx, b), kind, &e->post);
+        const int j = 2 * n;
+        store16(e->out, e->out_bits, j, e->wo - j, lo);
+        if (e->wo - j > 16) store16(e->out, e->out_bits, j + 16, e->wo - j - 16, hi);
+    }
+}
+
+T512 void cpuk_epi_conv_avx512(const cpuk_epi_row *e) {
+    const int dense = e->nph == 1 && e->step == 1 && e->base[0] == 0 && e->count[0] == e->wo;
+    const int pairs = e->nph == 2 && e->step == 2 && e->base[0] + e->base[1] == 1 &&
+                      e->count[e->base[0] == 0 ? 0 : 1] == (e->wo + 1) / 2 &&
+                      e->count[e->base[0] == 0 ? 1 : 0] == e->wo / 2;
+    if (!dense && !pairs) { cpuk_epi_conv_generic(e); return; }
+    switch (e->kind) {
+    case CPUK_POST_REQUANTIZE: epi_conv(e, CPUK_POST_REQUANTIZE); break;
+    case CPUK_POST_CLAMP: epi_conv(e, CPUK_POST_CLAMP); break;
+    default: epi_conv(e, CPUK_POST_NONE); break;
+    }
+}
+
+/* isqrt of 16 lanes 0 <= n <= 2^31-1: the single-precision root is within 0.01 of the
+ * true one (n rounds to 24 bits, the root adds one rounding), so its truncation is off by
+ * at most one either way; one exact correction each way fixes it (r*r and (r+1)^2 compared
+ * unsigned: 46341^2 exceeds int32). */
+I512 __m512i isqrt16(__m512i n) {
+    __m512i r = _mm512_cvttps_epi32(_mm512_sqrt_ps(_mm512_cvtepi32_ps(n)));
+    const __m512i one = _mm512_set1_epi32(1);
+    r = _mm512_mask_sub_epi32(r, _mm512_cmpgt_epu32_mask(_mm512_mullo_epi32(r, r), n), r, one);
+    const __m512i r1 = _mm512_add_epi32(r, one);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmple_epu32_mask(_mm512_mullo_epi32(r1, r1), n), r1);
+    return r;
+}
+
+I512 void epi_igdn(const cpuk_epi_igdn *e, const int kind) {
+    const __m512i rnd = _mm512_set1_epi32(cpuk_rnd_const(e->out_shift));
+    const __m128i sh = _mm_cvtsi32_si128(e->out_shift);
+    for (int i = 0; i < e->count; i += 16) {
+        const int left = e->count - i;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+        const __m512i x = e->x_bits == 16
+            ? _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, (const int16_t *)e->x + i))
+            : _mm512_maskz_loadu_epi32(m, (const int32_t *)e->x + i);
+        const __m512i r = isqrt16(_mm512_loadu_si512((const void *)(e->n + i)));
+        __m512i v = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, r), rnd), sh);
+        store16(e->out, e->out_bits, i, left, post16(v, kind, &e->post));
+    }
+}
+
+T512 void cpuk_epi_igdn_avx512(const cpuk_epi_igdn *e) {
+    switch (e->kind) {
+    case CPUK_POST_REQUANTIZE: epi_igdn(e, CPUK_POST_REQUANTIZE); break;
+    case CPUK_POST_CLAMP: epi_igdn(e, CPUK_POST_CLAMP); break;
+    default: epi_igdn(e, CPUK_POST_NONE); break;
+    }
+}
+
+/* 24 independent vpdpwssd chains: the instruction's throughput, not its latency. */
+T512 uint64_t cpuk_peak_avx512(uint64_t iters) {
+    __m512i acc[24];
+    for (int k = 0; k < 24; k++) acc[k] = _mm512_set1_epi32(k);
+    __m512i x = _mm512_set1_epi32(0x00010001), w = _mm512_set1_epi32(0x00020003);
+    for (uint64_t i = 0; i < iters; i++) {
+        for (int k = 0; k < 24; k++) acc[k] = _mm512_dpwssd_epi32(acc[k], x, w);
+        __asm__ volatile("" : "+v"(x));
+    }
+    __m512i s = acc[0];
+    for (int k = 1; k < 24; k++) s = _mm512_xor_si512(s, acc[k]);
+    volatile int sink = _mm512_reduce_add_epi32(s);
+    (void)sink;
+    return iters * 24 * 32;
+}
+
+#else
+void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a) { cpuk_mk_scalar(mode, ocb, nb, a); }
+void cpuk_epi_conv_avx512(const cpuk_epi_row *e) { cpuk_epi_conv_generic(e); }
+void cpuk_epi_igdn_avx512(const cpuk_epi_igdn *e) { cpuk_epi_igdn_generic(e); }
+uint64_t cpuk_peak_avx512(uint64_t iters) { return cpuk_peak_scalar(iters); }
+#endif

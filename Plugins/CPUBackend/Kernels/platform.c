@@ -1,0 +1,153 @@
+/* CPU identification, run-time ISA detection, buffers and messages. */
+#define _GNU_SOURCE
+#include "kernels_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#if CPUK_X86
+#include <cpuid.h>
+#endif
+
+#if CPUK_X86
+/* XCR0 via XGETBV; only valid once CPUID reported OSXSAVE. */
+static uint64_t read_xcr0(void) {
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Feature bits from CPUID, and whether the OS saves the YMM/ZMM state (XGETBV): a CPU
+ * with AVX-512 under an OS that does not enable it must take the narrower path. */
+static void detect(int *avx2, int *avx512) {
+    unsigned a, b, c, d;
+    *avx2 = 0; *avx512 = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+    int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1;
+    if (!osxsave || !avx) return;
+    uint64_t xcr0 = read_xcr0();
+    int ymm_os = (xcr0 & 0x6) == 0x6;
+    int zmm_os = (xcr0 & 0xe6) == 0xe6;
+    if (__get_cpuid_max(0, NULL) < 7) return;
+    __cpuid_count(7, 0, a, b, c, d);
+    int has_avx2 = (b >> 5) & 1;
+    int has_f = (b >> 16) & 1, has_bw = (b >> 30) & 1, has_vl = (b >> 31) & 1, has_vnni = (c >> 11) & 1;
+    *avx2 = ymm_os && has_avx2 && fma;
+    *avx512 = *avx2 && zmm_os && has_f && has_bw && has_vl && has_vnni;
+}
+#endif
+
+int cpuk_isa_supported(cpuk_isa isa) {
+    switch (isa) {
+    case CPUK_ISA_SCALAR: return 1;
+#if CPUK_X86
+    case CPUK_ISA_AVX2: { int a2, a5; detect(&a2, &a5); return a2; }
+    case CPUK_ISA_AVX512: { int a2, a5; detect(&a2, &a5); return a5; }
+#else
+    default: return 0;
+#endif
+    }
+    return 0;
+}
+
+cpuk_isa cpuk_isa_best(void) {
+    if (cpuk_isa_supported(CPUK_ISA_AVX512)) return CPUK_ISA_AVX512;
+    if (cpuk_isa_supported(CPUK_ISA_AVX2)) return CPUK_ISA_AVX2;
+    return CPUK_ISA_SCALAR;
+}
+
+const char *cpuk_isa_name(cpuk_isa isa) {
+    switch (isa) {
+    case CPUK_ISA_SCALAR: return "scalar";
+    case CPUK_ISA_AVX2: return "avx2";
+    case CPUK_ISA_AVX512: return "avx512-vnni";
+    }
+    return "unknown";
+}
+
+int cpuk_isa_parse(const char *text, cpuk_isa *out) {
+    if (!text) return 0;
+    if (strcmp(text, "scalar") == 0) { *out = CPUK_ISA_SCALAR; return 1; }
+    if (strcmp(text, "avx2") == 0) { *out = CPUK_ISA_AVX2; return 1; }
+    if (strcmp(text, "avx512") == 0 || strcmp(text, "avx512-vnni") == 0) { *out = CPUK_ISA_AVX512; return 1; }
+    return 0;
+}
+
+void cpuk_cpu_model(char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    buf[0] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) != 0) continue;
+            char *colon = strchr(line, ':');
+            if (!colon) continue;
+            char *s = colon + 1;
+            while (*s == ' ' || *s == '\t') s++;
+            size_t n = strcspn(s, "\n");
+            while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+            if (n >= cap) n = cap - 1;
+            memcpy(buf, s, n);
+            buf[n] = 0;
+            break;
+        }
+        fclose(f);
+    }
+    if (buf[0] == 0) {
+        struct utsname u;
+        if (uname(&u) == 0) snprintf(buf, cap, "%s CPU", u.machine);
+        else snprintf(buf, cap, "unknown CPU");
+    }
+}
+
+int cpuk_online_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
+}
+
+void *cpuk_alloc(size_t bytes) {
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    if (rounded < bytes) return NULL;
+    if (rounded == 0) rounded = 64;
+    void *p = aligned_alloc(64, rounded);
+    if (p) memset(p, 0, rounded);
+    return p;
+}
+
+void cpuk_free(void *p) { free(p); }
+
+void cpuk_set_err(char *err, size_t cap, const char *fmt, ...) {
+    if (!err || cap == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+void cpuk_post_expand(const cpuk_post *post, int channels, cpuk_post_ch *out) {
+    for (int c = 0; c < channels; c++) {
+        cpuk_post_ch p = { 1, 0, INT32_MIN, INT32_MAX, 0 };
+        if (post->kind == CPUK_POST_REQUANTIZE) {
+            p.m = post->multiplier[c];
+            p.s = post->shift[c];
+            p.r = cpuk_rnd_const(p.s);
+        }
+        if (post->kind != CPUK_POST_NONE) { p.lo = post->lo; p.hi = post->hi; }
+        out[c] = p;
+    }
+}
+
+uint64_t cpuk_peak_scalar(uint64_t iters) {
+    /* A dependent-free integer multiply-add loop; only used to report the scalar path. */
+    volatile int32_t sink;
+    uint32_t acc[8] = {0};
+    for (uint64_t i = 0; i < iters; i++)
+        for (int k = 0; k < 8; k++) acc[k] = acc[k] * 3u + (uint32_t)i;
+    sink = (int32_t)(acc[0] ^ acc[7]);
+    (void)sink;
+    return iters * 8;
+}

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a capability runs its integer graphs. The host (`HostGraphRunner`) is the normal
+/// case: the probed, dispatched unit, or the reference interpreter with `.reference`.
+/// Tests plug a prepared backend in directly.
+public protocol GraphRunner {
+    func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport)
+}
+
+/// Runs every graph through `Host.run` on one selection.
+public struct HostGraphRunner: GraphRunner {
+    public let host: Host
+    public let selection: UnitSelection
+
+    public init(host: Host, selection: UnitSelection) {
+        self.host = host; self.selection = selection
+    }
+
+    /// The reference interpreter, with no plugins to look at.
+    public static func reference() -> HostGraphRunner {
+        HostGraphRunner(host: Host(configuration: HostConfiguration(pluginDirectories: [], cacheDirectory: nil,
+                                                                    proberExecutable: nil)),
+                        selection: .reference)
+    }
+
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport) {
+        try host.run(graph, inputs: inputs, on: selection)
+    }
+}
+
+/// Milliseconds on the monotonic clock, for the timings in reports.
+enum Stopwatch {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+    }
+
+    static func time<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+        let start = now()
+        let value = try body()
+        return (value, now() - start)
+    }
+}

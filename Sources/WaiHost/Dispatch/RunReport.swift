@@ -1,0 +1,29 @@
+/// What ran a graph and why: returned with every run's outputs.
+public struct RunReport: Codable, Sendable, Equatable {
+    /// "cpu" | "gpu" | "other" (the reference interpreter: "cpu").
+    public var unit: String
+    /// The plugin's name, or "reference".
+    public var backend: String
+    public var device: String
+    public var driver: String
+    /// "ranked_first" | "forced" | "dispatch_unit_inexact" | "no_accepted_unit".
+    public var dispatch: String
+    /// A sentence: why this unit.
+    public var reason: String
+    /// The unit's rank among accepted units; nil for the reference interpreter.
+    public var rank: Int?
+
+    public init(unit: String, backend: String, device: String, driver: String, dispatch: String,
+                reason: String, rank: Int?) {
+        self.unit = unit; self.backend = backend; self.device = device; self.driver = driver
+        self.dispatch = dispatch; self.reason = reason; self.rank = rank
+    }
+}
+
+/// Dispatch decisions, as the report spells them.
+public enum DispatchKind: String, Sendable {
+    case rankedFirst = "ranked_first"
+    case forced
+    case dispatchUnitInexact = "dispatch_unit_inexact"
+    case noAcceptedUnit = "no_accepted_unit"
+}

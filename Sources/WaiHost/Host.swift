@@ -1,0 +1,140 @@
+/// The host: discovers and probes backend units, and runs graphs on the best unit that
+/// passed the exactness probe (or the one asked for), with a report naming it.
+///
+///     let host = Host()
+///     let probe = try host.probe()
+///     let (outputs, report) = try host.run(graph, inputs: inputs)          // best unit
+///     let (same, _) = try host.run(graph, inputs: inputs, on: .kind(.cpu)) // forced
+///
+/// Loaded plugins and prepared graphs are kept for reuse. Thread-safe.
+public final class Host: @unchecked Sendable {
+    public let configuration: HostConfiguration
+    private let lock = PluginLock()
+    private var probeResult: ProbeResult?
+    private var plugins: [String: BackendPlugin] = [:]
+    private var prepared: [PreparedEntry] = []
+    /// Graphs that passed CertificateVerifier.verify in this host. Array equality is O(1)
+    /// for the same storage, so a graph run again and again is not verified again.
+    private var verified: [IntegerGraph] = []
+    /// Prepared graphs kept per host; the oldest is released beyond this.
+    private let preparedLimit = 16
+
+    private struct PreparedEntry {
+        var path: String
+        var unit: Int
+        var graph: IntegerGraph
+        var prepared: PreparedGraph
+    }
+
+    public init(configuration: HostConfiguration = .fromEnvironment()) {
+        self.configuration = configuration
+    }
+
+    /// Probes every unit of every plugin (cached verdicts are reused unless `fresh`).
+    /// `progress` receives human-readable lines while units are probed.
+    public func probe(fresh: Bool = false, progress: ((String) -> Void)? = nil) throws -> ProbeResult {
+        let result = ProbeRunner(configuration: configuration, progress: progress).run(fresh: fresh)
+        lock.withLock {
+            probeResult = result
+            // Verdicts may have changed: drop graphs prepared under the old ones.
+            prepared.removeAll()
+        }
+        return result
+    }
+
+    /// The last probe's result, probing first if this host has not probed yet.
+    public func currentProbe() throws -> ProbeResult {
+        if let r = lock.withLock({ probeResult }) { return r }
+        return try probe()
+    }
+
+    /// Runs a verified graph. Inputs must meet the graph's input contract. Nothing runs on
+    /// a unit that did not pass the probe.
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on selection: UnitSelection = .best) throws
+        -> (outputs: [TensorValue], report: RunReport) {
+        try verifyOnce(graph)
+        try checkInputContract(graph, inputs)
+        let choice: DispatchChoice
+        if selection == .reference {
+            choice = try Dispatcher.choose(.reference, in: ProbeResult(units: []))
+        } else {
+            choice = try Dispatcher.choose(selection, in: try currentProbe())
+        }
+        switch choice {
+        case let .reference(kind, reason):
+            let outputs = try ReferenceInterpreter.run(graph, inputs: inputs)
+            return (outputs, RunReport(unit: UnitKind.cpu.rawValue, backend: "reference",
+                                       device: "reference interpreter (host CPU)",
+                                       driver: "waihost \(WaiHostVersion.string)",
+                                       dispatch: kind.rawValue, reason: reason, rank: nil))
+        case let .unit(row, kind, reason):
+            let p = try preparedGraph(for: row, graph: graph)
+            let outputs: [TensorValue]
+            do { outputs = try p.run(inputs) } catch {
+                throw HostError.runFailed(selector: row.selector, reason: "\(error)")
+            }
+            return (outputs, RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
+                                       dispatch: kind.rawValue, reason: reason, rank: row.rank))
+        }
+    }
+
+    private func verifyOnce(_ graph: IntegerGraph) throws {
+        if lock.withLock({ verified.contains(graph) }) { return }
+        try CertificateVerifier.verify(graph)
+        lock.withLock {
+            verified.append(graph)
+            if verified.count > preparedLimit { verified.removeFirst() }
+        }
+    }
+
+    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph) throws -> PreparedGraph {
+        guard let unit = row.index else {
+            throw HostError.runFailed(selector: row.selector, reason: "the row names no unit")
+        }
+        if let hit = lock.withLock({ prepared.first { $0.path == row.path && $0.unit == unit && $0.graph == graph } }) {
+            return hit.prepared
+        }
+        let plugin = try loadedPlugin(for: row)
+        let p: PreparedGraph
+        do { p = try plugin.prepare(unit: unit, graph: graph) } catch {
+            throw HostError.runFailed(selector: row.selector, reason: "\(error)")
+        }
+        lock.withLock {
+            prepared.append(PreparedEntry(path: row.path, unit: unit, graph: graph, prepared: p))
+            if prepared.count > preparedLimit { prepared.removeFirst() }
+        }
+        return p
+    }
+
+    /// dlopens the plugin in this process the first time one of its accepted units runs,
+    /// after checking it is the file that was probed and reports the unit that was probed.
+    private func loadedPlugin(for row: UnitProbeRecord) throws -> BackendPlugin {
+        if let p = lock.withLock({ plugins[row.path] }) { return p }
+        if let sha = row.pluginSHA256 {
+            let now: String
+            do { now = try SHA256.hexOfFile(path: row.path) } catch { throw HostError.pluginChanged(path: row.path) }
+            guard now == sha else { throw HostError.pluginChanged(path: row.path) }
+        }
+        let plugin: BackendPlugin
+        do { plugin = try BackendPlugin.load(path: row.path) } catch {
+            throw HostError.runFailed(selector: row.selector, reason: "\(error)")
+        }
+        let units: [UnitInfo]
+        do { units = try plugin.units() } catch {
+            throw HostError.runFailed(selector: row.selector, reason: "\(error)")
+        }
+        guard plugin.name == row.backend, let index = row.index, units.indices.contains(index) else {
+            throw HostError.unitChanged(selector: row.selector, reason: "the plugin no longer offers it")
+        }
+        let u = units[index]
+        guard u.device == row.device, u.driver == row.driver, u.kind.rawValue == row.unit else {
+            throw HostError.unitChanged(selector: row.selector,
+                                        reason: "now \(u.kind.rawValue) \(u.device) / \(u.driver)")
+        }
+        return lock.withLock {
+            if let existing = plugins[row.path] { return existing }
+            plugins[row.path] = plugin
+            return plugin
+        }
+    }
+}

@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The version of the host, part of every probe cache key: a new host re-probes.
+public enum WaiHostVersion {
+    public static let string = "0.1.0"
+}
+
+/// Where a Host looks for plugins, caches probe results and finds its probe worker.
+/// `fromEnvironment()` gives what the `waihost` CLI uses (docs/cli.md); library users and
+/// tests set the members directly.
+public struct HostConfiguration: Sendable, Equatable {
+    /// Folders scanned for `*.so` backends, in order. A listed folder that cannot be read
+    /// becomes a `failed` row of the probe.
+    public var pluginDirectories: [String]
+    /// Folder of the probe cache file; nil: never read or write a cache.
+    public var cacheDirectory: String?
+    /// The executable that understands `probe-worker` (the `waihost` CLI); nil: none found,
+    /// and every unit is `failed` with that reason.
+    public var proberExecutable: String?
+    /// Time limit in seconds for one probe worker.
+    public var probeTimeout: Double
+    /// How many probe workers run at once.
+    public var probeParallelism: Int
+
+    public init(pluginDirectories: [String], cacheDirectory: String?, proberExecutable: String?,
+                probeTimeout: Double = 20, probeParallelism: Int = HostConfiguration.coreCount) {
+        self.pluginDirectories = pluginDirectories
+        self.cacheDirectory = cacheDirectory
+        self.proberExecutable = proberExecutable
+        self.probeTimeout = probeTimeout
+        self.probeParallelism = max(1, probeParallelism)
+    }
+
+    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// WAI_PLUGIN_PATH, WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_PROBER,
+    /// WAIHOST_PROBE_TIMEOUT, and the default plugin folders next to the executable.
+    public static func fromEnvironment() -> HostConfiguration {
+        let env = Environment.current
+        let exe = executablePath()
+        var dirs = (env["WAI_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
+        for d in defaultPluginDirectories(executable: exe) where isDirectory(d) && !dirs.contains(d) {
+            dirs.append(d)
+        }
+        var timeout = 20.0
+        if let t = env["WAIHOST_PROBE_TIMEOUT"].flatMap(Double.init), t > 0, t.isFinite { timeout = t }
+        return HostConfiguration(pluginDirectories: dirs,
+                                 cacheDirectory: defaultCacheDirectory(env),
+                                 proberExecutable: defaultProber(env, executable: exe),
+                                 probeTimeout: timeout)
+    }
+
+    /// Built-in plugin folders, searched after WAI_PLUGIN_PATH when they exist:
+    /// `<exe dir>/plugins.d`, `<prefix>/lib/waihost/plugins.d` for `<prefix>/bin/waihost`,
+    /// and `<package root>/plugins.d` when the executable lives in a SwiftPM `.build` tree.
+    public static func defaultPluginDirectories(executable: String?) -> [String] {
+        guard let exe = executable else { return [] }
+        let dir = parent(exe)
+        var result = [dir + "/plugins.d"]
+        if dir.hasSuffix("/bin") { result.append(parent(dir) + "/lib/waihost/plugins.d") }
+        let parts = exe.split(separator: "/", omittingEmptySubsequences: false)
+        if let build = parts.firstIndex(of: ".build"), build > parts.startIndex {
+            result.append(parts[..<build].joined(separator: "/") + "/plugins.d")
+        }
+        return result
+    }
+
+    static func defaultCacheDirectory(_ env: [String: String]) -> String? {
+        if let d = env["WAIHOST_CACHE_DIR"], !d.isEmpty { return d }
+        if let x = env["XDG_CACHE_HOME"], x.hasPrefix("/") { return x + "/waihost" }
+        if let h = env["HOME"], !h.isEmpty { return h + "/.cache/waihost" }
+        return nil
+    }
+
+    static func defaultProber(_ env: [String: String], executable: String?) -> String? {
+        if let p = env["WAIHOST_PROBER"], !p.isEmpty { return p }
+        if let exe = executable {
+            let beside = parent(exe) + "/waihost"
+            if access(beside, X_OK) == 0 { return beside }
+        }
+        for dir in (env["PATH"] ?? "").split(separator: ":") {
+            let candidate = String(dir) + "/waihost"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// The running executable, symlinks resolved (Linux: /proc/self/exe).
+    public static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        buffer[n] = 0
+        return String(cString: buffer)
+    }
+
+    static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+}
+
+/// The process environment as a dictionary, read through environ so no Foundation is needed.
+enum Environment {
+    static var current: [String: String] {
+        var result: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") {
+                result[String(s[..<eq])] = String(s[s.index(after: eq)...])
+            }
+            p += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,124 @@
+// PNG through libpng's simplified API (png_image_*): libpng's own error handling longjmps
+// inside C and returns a status, so no longjmp ever crosses a Swift frame.
+//
+// Only RGB8 is accepted (IHDR bit depth 8, color type 2, no tRNS): this is checked from the
+// IHDR before libpng sees the file, so the error names what the file is. Colour-management
+// chunks (gAMA, cHRM, iCCP, sRGB) are dropped before decoding, so libpng never converts the
+// samples: the picture is exactly the bytes stored in the file.
+import CPNG
+
+public enum PNGCodec {
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// Chunks that would make libpng transform samples; ignored on purpose.
+    static let colourChunks: Set<String> = ["gAMA", "cHRM", "iCCP", "sRGB"]
+
+    public static func hasSignature(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= signature.count && bytes.prefix(signature.count).elementsEqual(signature)
+    }
+
+    public static func decode(_ bytes: [UInt8], source: String) throws -> RGB8Image {
+        guard hasSignature(bytes) else { throw ImageError.notPNG(source: source) }
+        let (filtered, width, height) = try checkedChunks(bytes, source: source)
+        guard (1...RGB8Image.maximumDimension).contains(width), (1...RGB8Image.maximumDimension).contains(height) else {
+            throw ImageError.invalidDimensions(source: source, width: width, height: height)
+        }
+
+        var image = png_image()
+        image.version = png_uint_32(PNG_IMAGE_VERSION)
+        let began = filtered.withUnsafeBytes { raw in
+            png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count)
+        }
+        guard began != 0 else { throw ImageError.libpng(source: source, message: message(image)) }
+        guard image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) == 0 else {
+            png_image_free(&image)
+            throw ImageError.hasTransparency(source: source)
+        }
+        image.format = png_uint_32(PNG_FORMAT_RGB)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        // finish_read reads from the memory given to begin_read: keep it alive through both.
+        let finished = filtered.withUnsafeBytes { _ in
+            pixels.withUnsafeMutableBytes { out in
+                png_image_finish_read(&image, nil, out.baseAddress, png_int_32(width * 3), nil)
+            }
+        }
+        guard finished != 0 else {
+            let text = message(image)
+            png_image_free(&image)
+            throw ImageError.libpng(source: source, message: text)
+        }
+        return try RGB8Image(width: width, height: height, pixels: pixels)
+    }
+
+    public static func encode(_ picture: RGB8Image) throws -> [UInt8] {
+        var image = png_image()
+        image.version = png_uint_32(PNG_IMAGE_VERSION)
+        image.width = png_uint_32(picture.width)
+        image.height = png_uint_32(picture.height)
+        image.format = png_uint_32(PNG_FORMAT_RGB)
+        var size: png_alloc_size_t = 0
+        let sized = picture.pixels.withUnsafeBytes { px in
+            png_image_write_to_memory(&image, nil, &size, 0, px.baseAddress, png_int_32(picture.width * 3), nil)
+        }
+        guard sized != 0, size > 0 else { throw ImageError.libpng(source: "PNG encoder", message: message(image)) }
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let written = picture.pixels.withUnsafeBytes { px in
+            out.withUnsafeMutableBytes { dst in
+                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, px.baseAddress,
+                                          png_int_32(picture.width * 3), nil)
+            }
+        }
+        guard written != 0 else { throw ImageError.libpng(source: "PNG encoder", message: message(image)) }
+        return Array(out.prefix(Int(size)))
+    }
+
+    /// Walks the chunk list: IHDR first and RGB8, lengths inside the file, up to IEND.
+    /// Returns the file without colour-management chunks, and the IHDR's width and height.
+    static func checkedChunks(_ bytes: [UInt8], source: String) throws -> ([UInt8], Int, Int) {
+        var out = Array(bytes.prefix(signature.count))
+        var offset = signature.count
+        var width = 0, height = 0
+        var first = true
+        while true {
+            guard bytes.count - offset >= 8 else {
+                throw ImageError.malformedPNG(source: source, offset: offset, problem: "file ends before IEND (truncated)")
+            }
+            let length = Int(be32(bytes, offset))
+            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            guard length <= 0x7FFF_FFFF, bytes.count - offset - 12 >= length else {
+                throw ImageError.malformedPNG(source: source, offset: offset,
+                                              problem: "chunk '\(type)' of \(length) bytes runs past the end (truncated)")
+            }
+            let data = offset + 8
+            if first {
+                guard type == "IHDR", length == 13 else {
+                    throw ImageError.malformedPNG(source: source, offset: offset, problem: "the first chunk is '\(type)', not IHDR")
+                }
+                width = Int(be32(bytes, data))
+                height = Int(be32(bytes, data + 4))
+                let depth = Int(bytes[data + 8]), colorType = Int(bytes[data + 9])
+                guard depth == 8, colorType == 2 else {
+                    throw ImageError.notRGB8(source: source, bitDepth: depth, colorType: colorType)
+                }
+                first = false
+            } else if type == "tRNS" {
+                throw ImageError.hasTransparency(source: source)
+            }
+            let end = data + length + 4
+            if !colourChunks.contains(type) { out += bytes[offset..<end] }
+            offset = end
+            if type == "IEND" { return (out, width, height) }
+        }
+    }
+
+    private static func be32(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+    }
+
+    private static func message(_ image: png_image) -> String {
+        var m = image.message
+        return withUnsafeBytes(of: &m) { raw in
+            let chars = raw.prefix { $0 != 0 }
+            return chars.isEmpty ? "unknown error" : String(decoding: chars, as: UTF8.self)
+        }
+    }
+}

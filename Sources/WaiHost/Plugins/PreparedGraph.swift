@@ -1,0 +1,93 @@
+import BackendABI
+
+/// A graph the backend prepared (weights uploaded, kernels compiled) for one unit.
+/// One prepared graph is run by one thread at a time (docs/backend-abi.md §8); the lock
+/// makes concurrent callers wait instead of breaking that rule.
+public final class PreparedGraph: @unchecked Sendable {
+    public let plugin: BackendPlugin
+    private let handle: OpaquePointer
+    private let inputSpecs: [(index: Int, spec: TensorSpec)]
+    private let outputSpecs: [(index: Int, spec: TensorSpec)]
+    private let lock = PluginLock()
+
+    init(plugin: BackendPlugin, handle: OpaquePointer, graph: IntegerGraph) {
+        self.plugin = plugin
+        self.handle = handle
+        inputSpecs = graph.inputs.map { ($0, graph.tensors[$0]) }
+        outputSpecs = graph.outputs.map { ($0, graph.tensors[$0]) }
+    }
+
+    deinit {
+        plugin.table.pointee.graph_release?(handle)
+    }
+
+    /// Runs the graph. Inputs must match the graph's inputs in count and shape (the caller
+    /// checks the input contract). Output buffers are pre-filled with a value outside each
+    /// output's certified interval, so a backend that leaves an element unwritten cannot
+    /// pass an equality comparison by luck.
+    public func run(_ inputs: [TensorValue]) throws -> [TensorValue] {
+        guard inputs.count == inputSpecs.count else {
+            throw PluginError.runMismatch(path: plugin.path,
+                reason: "graph has \(inputSpecs.count) inputs, run was given \(inputs.count)")
+        }
+        for (i, (value, input)) in zip(inputs, inputSpecs).enumerated() {
+            guard value.shape == input.spec.shape, value.values.count == input.spec.shape.count else {
+                throw PluginError.runMismatch(path: plugin.path,
+                    reason: "input \(i) (\(input.spec.name)) has shape \(value.shape) with \(value.values.count) values, graph wants \(input.spec.shape)")
+            }
+        }
+        // Host-owned request buffers (the ABI's data pointers are mutable, so the caller's
+        // arrays are never handed out).
+        var buffers: [UnsafeMutableBufferPointer<Int32>] = []
+        defer { for b in buffers { b.deallocate() } }
+        var inTensors: [wai_tensor] = []
+        for (value, input) in zip(inputs, inputSpecs) {
+            let b = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(value.values.count, 1))
+            _ = b.initialize(from: value.values)
+            buffers.append(b)
+            inTensors.append(Self.tensor(index: input.index, buffer: b, count: value.values.count))
+        }
+        var outTensors: [wai_tensor] = []
+        for output in outputSpecs {
+            let count = output.spec.shape.count
+            let b = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
+            b.initialize(repeating: Self.sentinel(outside: output.spec.interval))
+            buffers.append(b)
+            outTensors.append(Self.tensor(index: output.index, buffer: b, count: count))
+        }
+        let run = plugin.table.pointee.graph_run!
+        let (status, message) = lock.withLock {
+            inTensors.withUnsafeBufferPointer { ins in
+                outTensors.withUnsafeMutableBufferPointer { outs in
+                    BackendPlugin.callWithMessage { err, cap in
+                        run(handle, ins.baseAddress, UInt32(ins.count), outs.baseAddress, UInt32(outs.count), err, cap)
+                    }
+                }
+            }
+        }
+        guard status == WAI_OK else {
+            throw PluginError.callFailed(path: plugin.path, call: "graph_run",
+                                         status: BackendPlugin.statusName(status), message: message)
+        }
+        let firstOutput = inputs.count
+        return outputSpecs.enumerated().map { k, output in
+            let b = buffers[firstOutput + k]
+            return TensorValue(shape: output.spec.shape, values: Array(b.prefix(output.spec.shape.count)))
+        }
+    }
+
+    private static func tensor(index: Int, buffer: UnsafeMutableBufferPointer<Int32>, count: Int) -> wai_tensor {
+        var t = wai_tensor()
+        t.struct_size = MemoryLayout<wai_tensor>.size
+        t.tensor = UInt32(index)
+        t.data = buffer.baseAddress
+        t.count = count
+        return t
+    }
+
+    private static func sentinel(outside interval: Interval) -> Int32 {
+        if interval.hi < Int64(Int32.max) { return Int32(interval.hi + 1) }
+        if interval.lo > Int64(Int32.min) { return Int32(interval.lo - 1) }
+        return Int32(bitPattern: 0x5A5A_5A5A)
+    }
+}

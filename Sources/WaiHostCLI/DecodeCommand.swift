@@ -1,0 +1,101 @@
+import WaiHost
+
+enum DecodeCommand: Command {
+    static let name = "decode"
+    static let summary = "decode a wai.neural.int_hyper payload or WAI1 envelope to PNG or RGB8 rows"
+    static let help = """
+        usage: waihost decode IN.wai --model DIR -o OUT.png|OUT.rgb|- [--unit SEL | --backend NAME[:INDEX]]
+                              [--report FILE.json] [--json] [--plugin-dir DIR]...
+
+        Decodes a WAI1 envelope (its SHA-256 checked) or a bare payload with the model set it
+        was made with: z and y are entropy-decoded on the host CPU, h_s and g_s run on the
+        best unit that passed the exactness probe (or the one forced), and the picture is
+        written as PNG, or as raw RGB8 rows for `.rgb` and `-` (standard output). Prints
+        the report: capability, unit, backend, device, dispatch and why, the SHA-256 of the
+        decoded RGB8 rows (the same on every unit), and timings. `IN.wai` may be `-`.
+
+          --model DIR        the model set (manifest.json, entropy.json, h_s.whm, g_s.whm)
+          -o OUT             .png, .rgb, or - for raw rows on standard output
+        \(CodecOptions.selectionHelp)
+          --report FILE      also write the report as JSON to FILE
+          --json             print the report as one JSON object (on standard error with -o -)
+        \(HostOptions.help)
+
+        Exit status: 0 when decoded, 1 on an error (corrupt or truncated input, a payload of
+        another model set, refused model set, unit failure), 2 on a usage error.
+        """
+
+    static let maximumInputSize = 1 << 30
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var input: String?, model: String?, out: String?, reportPath: String?
+        var json = false
+        var selection: UnitSelection?
+        var options = HostOptions()
+        var args = ArgumentCursor(arguments)
+        while let a = args.next() {
+            switch a {
+            case "--model": model = try args.value(for: a)
+            case "-o", "--output": out = try args.value(for: a)
+            case "--report": reportPath = try args.value(for: a)
+            case "--json": json = true
+            case "--unit", "--backend":
+                guard selection == nil else { throw UsageError(message: "give one of --unit and --backend, once") }
+                let v = try args.value(for: a)
+                selection = a == "--unit" ? try UnitSelection(parsing: v) : try CodecOptions.backendSelection(v)
+            default:
+                if try options.parse(a, &args) { continue }
+                guard a == "-" || !a.hasPrefix("-"), input == nil else { throw UsageError(message: "unknown argument \(a)") }
+                input = a
+            }
+        }
+        guard let input, let model, let out else { throw UsageError(message: "decode needs IN, --model DIR and -o OUT") }
+
+        let bytes = input == "-" ? try LocalFile.readStandardInput(limit: maximumInputSize) : try LocalFile.read(input, limit: maximumInputSize)
+        let set = try IntHyperModelSet.load(directory: model)
+        let host = Host(configuration: options.configuration())
+        let sel = selection ?? .best
+        // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
+        if sel != .reference { _ = try host.currentProbe() }
+        let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: HostGraphRunner(host: host, selection: sel))
+        if out == "-" {
+            try LocalFile.writeStandardOutput(decoded.image.pixels)
+        } else {
+            try PictureFile.write(decoded.image, path: out)
+        }
+        let report = IntHyperDecodeReport(decoded, modelSet: set, output: out)
+        if let reportPath { try LocalFile.write(Array((try JSON.text(report) + "\n").utf8), to: reportPath) }
+        let emit: (String) -> Void = out == "-" ? Output.err : Output.out
+        if json {
+            emit(try JSON.text(report))
+        } else {
+            emit(text(report))
+        }
+        return ExitCode.ok
+    }
+
+    static func text(_ r: IntHyperDecodeReport) -> String {
+        var lines = [
+            "capability: \(r.capability)\(r.enveloped ? " (WAI1 envelope)" : " (bare payload)")",
+            "picture:    \(r.width)×\(r.height), \(r.inputBytes) bytes in (\(CodecOptions.ratio(r.bitsPerPixel)) bpp)",
+            "model set:  \(r.modelSet.name) version \(r.modelSet.version)",
+            "unit:       \(r.unit)",
+            "backend:    \(r.backend)",
+            "device:     \(r.device)",
+            "driver:     \(r.driver)",
+            "dispatch:   \(r.dispatch)\(r.rank.map { " (rank \($0))" } ?? "")",
+            "reason:     \(r.reason)",
+        ]
+        if let hs = r.runs.first, hs.backend != r.backend || hs.unit != r.unit {
+            lines.append("h_s ran on: \(hs.unit) (\(hs.backend), \(hs.dispatch))")
+        }
+        let t = r.timings
+        lines += [
+            "sha256:     \(r.sha256) (decoded RGB8 rows)",
+            "timings:    entropy z \(CodecOptions.ms(t.entropyZ)), h_s \(CodecOptions.ms(t.hyperSynthesis)), "
+                + "entropy y \(CodecOptions.ms(t.entropyY)), g_s \(CodecOptions.ms(t.synthesis)), total \(CodecOptions.ms(t.total))",
+            "output:     \(r.output == "-" ? "standard output (RGB8 rows)" : r.output ?? "-")",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,100 @@
+import WaiHost
+
+enum EncodeCommand: Command {
+    static let name = "encode"
+    static let summary = "encode an RGB8 picture as a wai.neural.int_hyper payload in a WAI1 envelope"
+    static let help = """
+        usage: waihost encode PICTURE.png|PICTURE.rgb --model DIR -o OUT.wai [--raw] [--size WxH]
+                              [--unit SEL | --backend NAME[:INDEX]] [--json] [--plugin-dir DIR]...
+
+        Reads the picture (PNG through libpng: RGB8 only, i.e. color type 2, bit depth 8, no
+        transparency; or raw RGB8 rows with --size), runs the model set's analysis side g_a
+        and h_a, then the same integer h_s the decoder runs to choose each latent's entropy
+        table, codes z and y with rANS and writes a WAI1 envelope
+        (docs/capabilities/int_hyper.md, docs/envelope.md). The graphs run on the selected
+        unit; any accepted unit gives the same bytes.
+
+          --model DIR        the model set (it must include g_a.whm and h_a.whm)
+          -o OUT.wai         output file
+          --raw              write the bare payload instead of an envelope
+          --size WxH         picture size of a .rgb input
+        \(CodecOptions.selectionHelp)
+          --json             print one JSON object instead
+        \(HostOptions.help)
+
+        Exit status: 0 when written, 1 on an error (unreadable or non-RGB8 picture, refused
+        model set, unit failure), 2 on a usage error.
+        """
+
+    struct Summary: Encodable {
+        var capability: String
+        var output: String
+        var enveloped: Bool
+        var width: Int
+        var height: Int
+        var bytes: Int
+        var bitsPerPixel: Double
+        var zBytes: Int
+        var yBytes: Int
+        var modelSet: String
+        var unit: String
+        var backend: String
+        var elapsedMs: Double
+        enum CodingKeys: String, CodingKey {
+            case capability, output, enveloped, width, height, bytes, unit, backend
+            case bitsPerPixel = "bits_per_pixel", zBytes = "z_stream_bytes", yBytes = "y_stream_bytes"
+            case modelSet = "model_set_id", elapsedMs = "elapsed_ms"
+        }
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var input: String?, model: String?, out: String?
+        var raw = false, json = false
+        var size: (width: Int, height: Int)?
+        var selection: UnitSelection?
+        var options = HostOptions()
+        var args = ArgumentCursor(arguments)
+        while let a = args.next() {
+            switch a {
+            case "--model": model = try args.value(for: a)
+            case "-o", "--output": out = try args.value(for: a)
+            case "--raw": raw = true
+            case "--json": json = true
+            case "--size": size = try CodecOptions.size(try args.value(for: a), flag: a)
+            case "--unit", "--backend":
+                guard selection == nil else { throw UsageError(message: "give one of --unit and --backend, once") }
+                let v = try args.value(for: a)
+                selection = a == "--unit" ? try UnitSelection(parsing: v) : try CodecOptions.backendSelection(v)
+            default:
+                if try options.parse(a, &args) { continue }
+                guard !a.hasPrefix("-"), input == nil else { throw UsageError(message: "unknown argument \(a)") }
+                input = a
+            }
+        }
+        guard let input, let model, let out else { throw UsageError(message: "encode needs PICTURE, --model DIR and -o OUT") }
+        if size != nil, !input.lowercased().hasSuffix(".rgb") { throw UsageError(message: "--size is for .rgb input only") }
+
+        let start = monotonicMs()
+        let picture = try PictureFile.read(path: input, size: size)
+        let set = try IntHyperModelSet.load(directory: model, needsAnalysis: true)
+        let runner = HostGraphRunner(host: Host(configuration: options.configuration()), selection: selection ?? .best)
+        let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw)
+        try LocalFile.write(bytes, to: out)
+        let s = Summary(capability: IntHyperModelSet.capability, output: out, enveloped: !raw, width: picture.width,
+                        height: picture.height, bytes: bytes.count,
+                        bitsPerPixel: Double(bytes.count * 8) / Double(picture.width * picture.height),
+                        zBytes: result.payload.zStream.count, yBytes: result.payload.yStream.count,
+                        modelSet: set.idHex, unit: result.hyperSynthesisReport.unit,
+                        backend: result.hyperSynthesisReport.backend, elapsedMs: monotonicMs() - start)
+        if json {
+            Output.out(try JSON.text(s))
+        } else {
+            Output.out("\(out): \(raw ? "bare payload" : "WAI1 envelope") of \(IntHyperModelSet.capability), "
+                + "\(picture.width)×\(picture.height), \(bytes.count) bytes (\(CodecOptions.ratio(s.bitsPerPixel)) bpp; "
+                + "z \(s.zBytes) bytes, y \(s.yBytes) bytes)")
+            Output.out("model set \(set.name) version \(set.version), id \(set.idHex)")
+            Output.out("graphs ran on \(s.unit) (\(s.backend)) in \(CodecOptions.ms(s.elapsedMs)) total")
+        }
+        return ExitCode.ok
+    }
+}

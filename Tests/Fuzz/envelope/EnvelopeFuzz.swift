@@ -1,0 +1,35 @@
+// libFuzzer harness for the WAI1 envelope parser (docs/envelope.md), built by
+// scripts/fuzz-entropy.sh together with Sources/WaiHost/{Envelope,Support/SHA256.swift}.
+//
+// Properties checked on every input, besides "no crash, no out-of-bounds access":
+//  - isEnvelope is false for everything parse does not at least start reading as an envelope;
+//  - an accepted envelope re-encodes to exactly the input bytes (one encoding per envelope).
+// A random input almost never carries a correct SHA-256, so each input is also tried with
+// its last 32 bytes replaced by the digest of the rest, to reach the accepting path.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func envelopeFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    check(bytes)
+    if bytes.count >= SHA256.digestLength {
+        let body = Array(bytes.dropLast(SHA256.digestLength))
+        check(body + SHA256.digest(body))
+    }
+    return 0
+}
+
+private func check(_ bytes: [UInt8]) {
+    let looksLikeOne = Envelope.isEnvelope(bytes)
+    do {
+        let (capability, payload) = try Envelope.parse(bytes)
+        guard looksLikeOne else { fatalError("parse accepted bytes isEnvelope rejects") }
+        let again = try Envelope.encode(capability: capability, payload: payload)
+        guard again == bytes else { fatalError("accepted envelope does not re-encode to itself") }
+    } catch let error as EnvelopeError {
+        if !looksLikeOne, error.field != .magic { fatalError("non-envelope failed past the magic: \(error)") }
+        guard error.offset >= 0, error.offset <= bytes.count else { fatalError("error offset outside input: \(error)") }
+        _ = error.description
+    } catch {
+        fatalError("unexpected error type: \(error)")
+    }
+}

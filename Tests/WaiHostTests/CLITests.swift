@@ -1,0 +1,166 @@
+import Foundation
+import XCTest
+@testable import WaiHost
+
+/// The `waihost` binary beside the test bundle, run as a user runs it.
+final class CLITests: XCTestCase {
+    override class func tearDown() { HostTestSupport.removeTemporaryDirectories() }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    func waihost(_ args: [String], env: [String: String] = [:]) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: HostTestSupport.waihost)
+        p.arguments = args
+        var environment = ProcessInfo.processInfo.environment
+        // Tests never touch the user's cache or plugin folders unless they say so.
+        environment["WAIHOST_CACHE_DIR"] = try HostTestSupport.temporaryDirectory("cli-cache")
+        environment["WAI_PLUGIN_PATH"] = nil
+        for (k, v) in env { environment[k] = v }
+        p.environment = environment
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                   stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func testHelpVersionAndUsageErrors() throws {
+        let help = try waihost(["--help"])
+        XCTAssertEqual(help.status, 0)
+        for word in ["probe", "run-graph", "version"] { XCTAssertTrue(help.stdout.contains(word), word) }
+        XCTAssertFalse(help.stdout.contains("probe-worker"), "the worker is internal")
+
+        let probeHelp = try waihost(["probe", "--help"])
+        XCTAssertEqual(probeHelp.status, 0)
+        for flag in ["--json", "--fresh", "--plugin-dir"] { XCTAssertTrue(probeHelp.stdout.contains(flag), flag) }
+
+        let version = try waihost(["version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertTrue(version.stdout.contains("waihost \(WaiHostVersion.string)"))
+        XCTAssertTrue(version.stdout.contains("backend ABI 1.0"))
+        XCTAssertTrue(version.stdout.contains("probe suite \(ProbeSuite.version)"))
+
+        XCTAssertEqual(try waihost([]).status, 2)
+        XCTAssertEqual(try waihost(["frobnicate"]).status, 2)
+        let bad = try waihost(["probe", "--frobnicate"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("unknown argument --frobnicate"), bad.stderr)
+        XCTAssertEqual(try waihost(["probe-worker"]).status, 2)
+    }
+
+    func testProbeJSONShapeColdAndWarm() throws {
+        let dir = try HostTestSupport.folderWithCPUPlugin("cli-probe")
+        let cache = try HostTestSupport.temporaryDirectory("cli-probe-cache")
+        let cold = try waihost(["probe", "--json", "--plugin-dir", dir], env: ["WAIHOST_CACHE_DIR": cache])
+        XCTAssertEqual(cold.status, 0, cold.stderr)
+        XCTAssertTrue(cold.stderr.contains("probing cpu:0"), cold.stderr)
+        XCTAssertTrue(cold.stderr.contains("stage arithmetic"), cold.stderr)
+
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(cold.stdout.utf8)) as? [String: Any])
+        let units = try XCTUnwrap(object["units"] as? [[String: Any]])
+        XCTAssertEqual(units.count, 1)
+        let u = units[0]
+        XCTAssertEqual(u["backend"] as? String, "cpu")
+        XCTAssertEqual(u["unit"] as? String, "cpu")
+        XCTAssertEqual(u["state"] as? String, "accepted")
+        XCTAssertEqual(u["rank"] as? Int, 1)
+        XCTAssertEqual(u["cached"] as? Bool, false)
+        XCTAssertEqual(u["path"] as? String, dir + "/libWaiCPUBackend.so")
+        for key in ["device", "driver", "reason"] { XCTAssertNotNil(u[key] as? String, key) }
+        let speed = try XCTUnwrap(u["speed"] as? [String: Any])
+        XCTAssertNotNil(speed["runs_per_second"] as? Double)
+        XCTAssertNotNil(speed["median_ms"] as? Double)
+        XCTAssertNil(u["mismatch"], "accepted units have no mismatch")
+        XCTAssertEqual(object["host_version"] as? String, WaiHostVersion.string)
+
+        let warm = try waihost(["probe", "--json", "--plugin-dir", dir], env: ["WAIHOST_CACHE_DIR": cache])
+        XCTAssertEqual(warm.status, 0)
+        XCTAssertFalse(warm.stderr.contains("probing"), "a warm probe probes nothing: \(warm.stderr)")
+        let warmUnits = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(warm.stdout.utf8)) as? [String: Any])?["units"] as? [[String: Any]])
+        XCTAssertEqual(warmUnits.first?["cached"] as? Bool, true)
+
+        let fresh = try waihost(["probe", "--fresh", "--plugin-dir", dir], env: ["WAIHOST_CACHE_DIR": cache])
+        XCTAssertTrue(fresh.stderr.contains("probing cpu:0"), fresh.stderr)
+    }
+
+    func testProbeTableAndPluginPathAndFailedRows() throws {
+        let dir = try HostTestSupport.folderWithCPUPlugin("cli-table")
+        try "not a plugin".write(toFile: dir + "/libBogus.so", atomically: true, encoding: .utf8)
+        let run = try waihost(["probe", "--quiet"], env: ["WAI_PLUGIN_PATH": dir + ":" + dir + "/missing"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderr, "", "--quiet")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines[0].hasPrefix("BACKEND"), lines[0])
+        for column in ["DEVICE", "UNIT", "DRIVER", "STATE", "RANK", "SPEED", "REASON"] {
+            XCTAssertTrue(lines[0].contains(column), column)
+        }
+        XCTAssertTrue(lines.contains { $0.hasPrefix("cpu:0 ") && $0.contains("accepted") && $0.contains("runs/s") }, run.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("libBogus.so") && $0.contains("failed") && $0.contains("not an ELF shared object") }, run.stdout)
+        XCTAssertTrue(lines.contains { $0.contains("failed") && $0.contains("missing cannot be read") }, run.stdout)
+    }
+
+    func testRunGraphGivesTheSameOutputHashOnEveryUnit() throws {
+        let dir = try HostTestSupport.folderWithCPUPlugin("cli-run")
+        let (graph, _) = try HostTestSupport.smallGraph()
+        let model = try HostTestSupport.temporaryDirectory("cli-model") + "/small.whm"
+        try Data(ModelContainer.encode(graph)).write(to: URL(fileURLWithPath: model))
+
+        func run(_ extra: [String]) throws -> [String: Any] {
+            let r = try waihost(["run-graph", model, "--json", "--plugin-dir", dir] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        }
+        let best = try run([])
+        let reference = try run(["--unit", "reference"])
+        let forced = try run(["--unit", "cpu:0"])
+        let reseeded = try run(["--input-seed", "2"])
+        let hash = try XCTUnwrap(best["outputs_sha256"] as? String)
+        XCTAssertEqual(hash.count, 64)
+        XCTAssertEqual(reference["outputs_sha256"] as? String, hash)
+        XCTAssertEqual(forced["outputs_sha256"] as? String, hash)
+        XCTAssertNotEqual(reseeded["outputs_sha256"] as? String, hash, "the seed picks the inputs")
+
+        let report = try XCTUnwrap(best["report"] as? [String: Any])
+        XCTAssertEqual(report["backend"] as? String, "cpu")
+        XCTAssertEqual(report["unit"] as? String, "cpu")
+        XCTAssertEqual(report["dispatch"] as? String, "ranked_first")
+        XCTAssertEqual(report["rank"] as? Int, 1)
+        XCTAssertEqual((reference["report"] as? [String: Any])?["backend"] as? String, "reference")
+        XCTAssertEqual((forced["report"] as? [String: Any])?["dispatch"] as? String, "forced")
+        XCTAssertEqual((best["outputs"] as? [[String: Any]])?.first?["shape"] as? [Int], [2, 4, 4])
+
+        let text = try waihost(["run-graph", model, "--plugin-dir", dir])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("dispatch: ranked_first (rank 1)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("outputs sha256: \(hash)"), text.stdout)
+    }
+
+    func testRunGraphErrors() throws {
+        let dir = try HostTestSupport.folderWithCPUPlugin("cli-run-errors")
+        let (graph, _) = try HostTestSupport.smallGraph()
+        let model = try HostTestSupport.temporaryDirectory("cli-model-errors") + "/small.whm"
+        try Data(ModelContainer.encode(graph)).write(to: URL(fileURLWithPath: model))
+
+        let gpu = try waihost(["run-graph", model, "--unit", "gpu", "--plugin-dir", dir])
+        XCTAssertEqual(gpu.status, 1)
+        XCTAssertTrue(gpu.stderr.contains("no unit matches \"gpu\""), gpu.stderr)
+        XCTAssertTrue(gpu.stderr.contains("cpu:0"), gpu.stderr)
+
+        let missing = try waihost(["run-graph", model + ".nope"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains(".nope"), missing.stderr)
+
+        XCTAssertEqual(try waihost(["run-graph"]).status, 2)
+        XCTAssertEqual(try waihost(["run-graph", model, "--unit", "cpu:"]).status, 2)
+        XCTAssertEqual(try waihost(["run-graph", model, "--input-seed", "-4"]).status, 2)
+    }
+}

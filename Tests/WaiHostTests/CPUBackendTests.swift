@@ -1,0 +1,520 @@
+import BackendABI
+import Foundation
+import XCTest
+@testable import WaiHost
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The CPU backend plugin (Plugins/CPUBackend, libWaiCPUBackend.so) against the reference
+/// interpreter: every op of docs/integer-ops.md §4 at both widths, seeded random shapes and
+/// parameters, on every instruction-set path this CPU has, compared for equality.
+///
+/// The plugin reads WAI_CPU_ISA when a backend object is opened, so each path is its own
+/// `BackendPlugin.load` with the variable set (dlopen hands back the same library; `open`
+/// makes a new backend object). A path the CPU lacks makes `open` answer `unsupported`, and
+/// that path is skipped for this machine.
+final class CPUBackendTests: XCTestCase {
+    static let isaPaths = ["scalar", "avx2", "avx512"]
+
+    struct MissingPlugin: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "\(path) is missing: the CPU backend is built beside the test bundle by `swift build` (product WaiCPUBackend)"
+        }
+    }
+
+    /// .build/<config>/libWaiCPUBackend.so: the test bundle sits in the same folder, and the
+    /// test command builds every product first. Missing: the test fails saying so.
+    private func requirePlugin() throws -> String {
+        let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let path = bundle.deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
+        guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path) }
+        return path
+    }
+
+    /// The backend opened with WAI_CPU_ISA (and optionally WAI_CPU_THREADS) set; nil when
+    /// this CPU lacks the path.
+    private func load(isa: String?, threads: String? = nil) throws -> BackendPlugin? {
+        let path = try requirePlugin()
+        if let isa { setenv("WAI_CPU_ISA", isa, 1) } else { unsetenv("WAI_CPU_ISA") }
+        if let threads { setenv("WAI_CPU_THREADS", threads, 1) } else { unsetenv("WAI_CPU_THREADS") }
+        defer { unsetenv("WAI_CPU_ISA"); unsetenv("WAI_CPU_THREADS") }
+        do {
+            return try BackendPlugin.load(path: path)
+        } catch PluginError.callFailed(_, "open", "unsupported", _) {
+            return nil
+        }
+    }
+
+    /// Every path this CPU runs, plus the scalar path on one thread (the pool's inline case).
+    private func backends() throws -> [(String, BackendPlugin)] {
+        var result: [(String, BackendPlugin)] = []
+        for isa in Self.isaPaths {
+            if let p = try load(isa: isa) { result.append((isa, p)) }
+        }
+        if let p = try load(isa: "scalar", threads: "1") { result.append(("scalar/1 thread", p)) }
+        XCTAssertGreaterThanOrEqual(result.count, 2, "the scalar path always exists")
+        return result
+    }
+
+    /// Runs `graph` on every backend and compares every output element with the reference.
+    private func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
+                             on backends: [(String, BackendPlugin)], file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
+        for (isa, plugin) in backends {
+            let prepared: PreparedGraph
+            do { prepared = try plugin.prepare(unit: 0, graph: graph) } catch {
+                XCTFail("\(name) [\(isa)]: prepare failed: \(error)", file: file, line: line)
+                continue
+            }
+            // Twice: buffers are reused across runs.
+            for run in 0..<2 {
+                let got = try prepared.run(inputs)
+                XCTAssertEqual(got.count, expected.count, file: file, line: line)
+                for (k, (e, g)) in zip(expected, got).enumerated() {
+                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(isa)] output \(k)", file: file, line: line)
+                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(isa)] output \(k)", file: file, line: line)
+                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
+                        XCTFail("\(name) [\(isa)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
+                                file: file, line: line)
+                        break
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - the unit and the ABI surface
+
+    func testUnitNamesTheCPUAndTheChosenPath() throws {
+        for isa in Self.isaPaths {
+            guard let plugin = try load(isa: isa, threads: "3") else { continue }
+            XCTAssertEqual(plugin.name, "cpu")
+            let units = try plugin.units()
+            XCTAssertEqual(units.count, 1)
+            XCTAssertEqual(units[0].kind, .cpu)
+            XCTAssertTrue(units[0].narrowStorage)
+            XCTAssertTrue(units[0].device.hasSuffix("(3 threads)"), units[0].device)
+            let pathName = isa == "avx512" ? "avx512-vnni" : isa
+            XCTAssertEqual(units[0].driver, "waihost-cpu 1.0 \(pathName)")
+        }
+        let auto = try XCTUnwrap(try load(isa: nil))
+        XCTAssertTrue(try auto.units()[0].driver.hasPrefix("waihost-cpu 1.0 "))
+    }
+
+    func testBadEnvironmentIsRefusedAtOpen() throws {
+        let path = try requirePlugin()
+        for (name, value, status) in [("WAI_CPU_ISA", "sse9", "invalid_argument"), ("WAI_CPU_THREADS", "0", "invalid_argument"),
+                                      ("WAI_CPU_THREADS", "many", "invalid_argument")] {
+            setenv(name, value, 1)
+            defer { unsetenv(name) }
+            XCTAssertThrowsError(try BackendPlugin.load(path: path)) { error in
+                guard case let .callFailed(_, "open", s, message)? = error as? PluginError else { return XCTFail("\(error)") }
+                XCTAssertEqual(s, status)
+                XCTAssertTrue(message.contains(name) && message.contains(value), message)
+            }
+        }
+    }
+
+    /// The entry point and unit_info called directly, as a host of another version would.
+    func testNegotiationAndUnitInfoSizes() throws {
+        let path = try requirePlugin()
+        let handle = try XCTUnwrap(dlopen(path, RTLD_NOW | RTLD_LOCAL))
+        let entry = unsafeBitCast(try XCTUnwrap(dlsym(handle, WAI_BACKEND_ENTRY_SYMBOL)), to: wai_backend_entry_fn.self)
+        var message = [CChar](repeating: 0, count: 256)
+        var table: UnsafePointer<wai_backend_iface>?
+        XCTAssertEqual(entry(2, 0, &table, &message, message.count), WAI_ERR_ABI_MISMATCH)
+        XCTAssertNil(table)
+        XCTAssertTrue(String(cString: message).contains("1.0") && String(cString: message).contains("2.0"), String(cString: message))
+        // A short buffer gets a truncated, terminated message.
+        var tiny = [CChar](repeating: 0x7f, count: 8)
+        XCTAssertEqual(entry(0, 0, &table, &tiny, tiny.count), WAI_ERR_ABI_MISMATCH)
+        XCTAssertEqual(tiny[7], 0)
+        XCTAssertEqual(entry(1, 7, &table, &message, message.count), WAI_OK)
+        let t = try XCTUnwrap(table).pointee
+        XCTAssertEqual(t.struct_size, MemoryLayout<wai_backend_iface>.size)
+        XCTAssertEqual(t.abi_major, WAI_ABI_MAJOR)
+
+        var backend: OpaquePointer?
+        XCTAssertEqual(t.open!(&backend, &message, message.count), WAI_OK)
+        defer { t.close!(backend) }
+        var info = wai_unit_info()
+        info.struct_size = MemoryLayout<wai_unit_info>.size - 8
+        XCTAssertEqual(t.unit_info!(backend, 0, &info, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
+        XCTAssertTrue(String(cString: message).contains("struct_size"), String(cString: message))
+        info.struct_size = MemoryLayout<wai_unit_info>.size
+        XCTAssertEqual(t.unit_info!(backend, 1, &info, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
+        XCTAssertEqual(t.unit_info!(backend, 0, &info, &message, message.count), WAI_OK)
+        XCTAssertEqual(info.struct_size, MemoryLayout<wai_unit_info>.size)
+
+        // A graph descriptor shorter than 1.0 is refused before any member is read.
+        var desc = wai_graph_desc()
+        desc.struct_size = 16
+        var prepared: OpaquePointer?
+        XCTAssertEqual(t.graph_prepare!(backend, 0, &desc, &prepared, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
+        XCTAssertNil(prepared)
+    }
+
+    func testMalformedGraphsAreRefusedWithAMessage() throws {
+        guard let plugin = try load(isa: "scalar") else { return XCTFail("scalar path missing") }
+        let x = TensorSpec(name: "x", shape: Shape(2, 4, 4), storage: .narrow, interval: Interval(lo: -5, hi: 5))
+        // The conv's output tensor has the wrong width: 4×4 with k3 p1 s2 gives 2×2.
+        let y = TensorSpec(name: "y", shape: Shape(1, 2, 3), storage: .wide, interval: Interval(lo: -90, hi: 90))
+        let conv = ConvParams(kernelH: 3, kernelW: 3, stride: 2, pad: 1, weights: [Int16](repeating: 1, count: 18), bias: [0])
+        let bad = IntegerGraph(tensors: [x, y], nodes: [Node(op: .conv2d(conv), inputs: [0], output: 1)], inputs: [0], outputs: [1])
+        XCTAssertThrowsError(try plugin.prepare(unit: 0, graph: bad)) { error in
+            guard case let .callFailed(_, "graph_prepare", status, message)? = error as? PluginError else { return XCTFail("\(error)") }
+            XCTAssertEqual(status, "invalid_argument")
+            XCTAssertTrue(message.contains("node 0") && message.contains("1×2×2"), message)
+        }
+        // A node reading a tensor nobody wrote.
+        let z = TensorSpec(name: "z", shape: Shape(2, 4, 4), storage: .narrow, interval: Interval(lo: -5, hi: 5))
+        let orphan = IntegerGraph(tensors: [x, z, z], nodes: [Node(op: .add, inputs: [0, 2], output: 1)], inputs: [0], outputs: [1])
+        XCTAssertThrowsError(try plugin.prepare(unit: 0, graph: orphan)) { error in
+            guard case let .callFailed(_, _, status, message)? = error as? PluginError else { return XCTFail("\(error)") }
+            XCTAssertEqual(status, "invalid_argument")
+            XCTAssertTrue(message.contains("tensor 2"), message)
+        }
+    }
+
+    func testInputOutsideItsIntervalIsRefused() throws {
+        guard let plugin = try load(isa: "scalar") else { return XCTFail("scalar path missing") }
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(1, 2, 2), storage: .narrow, interval: Interval(lo: -10, hi: 10))
+        let y = try b.clamp(x, lo: -3, hi: 3)
+        let prepared = try plugin.prepare(unit: 0, graph: try b.build(outputs: [y]))
+        XCTAssertThrowsError(try prepared.run([TensorValue(shape: Shape(1, 2, 2), values: [0, 1, 40000, 2])])) { error in
+            guard case let .callFailed(_, "graph_run", status, message)? = error as? PluginError else { return XCTFail("\(error)") }
+            XCTAssertEqual(status, "invalid_argument")
+            XCTAssertTrue(message.contains("element 2 = 40000"), message)
+        }
+        XCTAssertEqual(try prepared.run([TensorValue(shape: Shape(1, 2, 2), values: [0, 1, -10, 10])])[0].values, [0, 1, -3, 3])
+    }
+
+    // MARK: - every op against the reference
+
+    func testConvolutionsBothWidths() throws {
+        let backends = try backends()
+        var rng = SeededRandom(seed: 0xC0_2D)
+        for k in 0..<48 {
+            let c = try GraphCases.conv(&rng, transposed: k % 2 == 1, wide: k % 4 >= 2)
+            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
+        }
+    }
+
+    func testElementwiseOpsBothWidths() throws {
+        let backends = try backends()
+        var rng = SeededRandom(seed: 0xE1E)
+        for k in 0..<12 {
+            let wide = k % 2 == 1
+            for c in try [GraphCases.requantize(&rng, wide: wide), GraphCases.add(&rng, wide: wide),
+                          GraphCases.clamp(&rng, wide: wide), GraphCases.depthToSpace(&rng, wide: wide),
+                          GraphCases.concat(&rng, wide: wide), GraphCases.lookup(&rng, wide: wide)] {
+                try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
+            }
+        }
+    }
+
+    func testInverseGDNBothWidths() throws {
+        let backends = try backends()
+        var rng = SeededRandom(seed: 0x6D4)
+        for k in 0..<16 {
+            let c = try GraphCases.inverseGDN(&rng, wide: k % 2 == 1, int16Math: k % 4 < 2)
+            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
+        }
+    }
+
+    /// Shifts of negative values at every count and ties in both directions (§3), through a
+    /// standalone requantize on wide storage and through one fused into a conv.
+    func testShiftAndRoundingEdges() throws {
+        let backends = try backends()
+        let probes: [Int32] = [Int32.min, Int32.min + 1, -65537, -32769, -32768, -3, -2, -1, 0, 1, 2, 3, 32767, 65535]
+        for s in 0...31 {
+            let top = Int64(Int32.max) - (s == 0 ? 0 : Int64(1) << (s - 1))
+            var b = GraphBuilder()
+            let x = b.input("x", Shape(1, 1, probes.count + 1), storage: .wide, interval: Interval(lo: Int64(Int32.min), hi: top))
+            let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [Int32(s)], lo: Int32.min, hi: Int32.max))
+            let values = probes + [Int32(top)]
+            try assertExact("requantize shift \(s)", try b.build(outputs: [y]),
+                            [TensorValue(shape: Shape(1, 1, values.count), values: values)], on: backends)
+        }
+        // conv of a narrow input at −32768…32767 with weight 1, fused with every shift.
+        for s in [1, 2, 7, 15, 16, 31] {
+            var b = GraphBuilder()
+            let x = b.input("x", Shape(2, 1, 9), storage: .narrow, interval: Interval(lo: -32768, hi: 32767))
+            let c = try b.conv2d(x, ConvParams(kernelH: 1, kernelW: 1, stride: 1, pad: 0, weights: [1, 1], bias: [-1]))
+            let y = try b.requantize(c, RequantizeParams(multiplier: [3], shift: [Int32(s)], lo: -40000, hi: 40000))
+            let a: [Int32] = [-32768, -32768, -3, -2, -1, 0, 1, 32767, 32767]
+            let bb: [Int32] = [-32768, 0, 0, 0, 0, 0, 2, 0, 32767]
+            try assertExact("fused conv shift \(s)", try b.build(outputs: [y]),
+                            [TensorValue(shape: Shape(2, 1, 9), values: a + bb)], on: backends)
+        }
+    }
+
+    /// The int_hyper synthesis shape, small: four 5×5 stride-2 transposed convs (pad 2,
+    /// output_pad 1) with requantize after each and inverse GDN between.
+    func testSynthesisShapedGraph() throws {
+        let backends = try backends()
+        var rng = SeededRandom(seed: 0x5A17)
+        let channels = [24, 16, 16, 16, 3]
+        var b = GraphBuilder()
+        let latent = b.input("y_hat", Shape(channels[0], 3, 4), storage: .narrow, interval: Interval(lo: -512, hi: 511))
+        var x = latent
+        for l in 0..<4 {
+            let cin = channels[l], cout = channels[l + 1]
+            let weights = (0..<(cin * cout * 25)).map { _ in Int16(rng.int(-40...40)) }
+            let bias = (0..<cout).map { _ in Int32(rng.int(-5000...5000)) }
+            let conv = try b.convTranspose2d(x, ConvParams(kernelH: 5, kernelW: 5, stride: 2, pad: 2, outputPad: 1,
+                                                           weights: weights, bias: bias), name: "deconv\(l)")
+            let mult = (0..<cout).map { _ in Int32(rng.int(1...3)) }
+            x = try b.requantize(conv, RequantizeParams(multiplier: mult, shift: [Int32](repeating: 11, count: cout),
+                                                        lo: -1024, hi: 1023))
+            if l < 3 {
+                let gamma = (0..<(cout * cout)).map { _ in Int32(rng.int(0...20)) }
+                x = try b.inverseGDN(x, InverseGDNParams(beta: [Int32](repeating: 1 << 16, count: cout), gamma: gamma,
+                                                         squareShift: 6, outShift: 9))
+            }
+        }
+        let graph = try b.build(outputs: [x])
+        XCTAssertEqual(graph.tensors[x].shape, Shape(3, 48, 64))
+        let input = GraphCases.values(&rng, count: channels[0] * 12, Interval(lo: -512, hi: 511))
+        try assertExact("synthesis", graph, [TensorValue(shape: Shape(channels[0], 3, 4), values: input)], on: backends)
+    }
+}
+
+/// SplitMix64: a reproducible stream for the seeded cases.
+struct SeededRandom {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        let span = UInt64(range.upperBound - range.lowerBound) + 1
+        return range.lowerBound + Int(next() % span)
+    }
+    /// True one time in `n`.
+    mutating func oneIn(_ n: Int) -> Bool { next() % UInt64(n) == 0 }
+}
+
+/// Seeded graphs for one op each, with parameters kept inside what the certificate allows
+/// (docs/integer-ops.md §5). "wide" puts the op's input outside int16, so the backend's
+/// 32-bit kernels run; otherwise its input is narrow and the 16-bit kernels run.
+enum GraphCases {
+    struct Case {
+        var name: String
+        var graph: IntegerGraph
+        var inputs: [TensorValue]
+    }
+
+    /// Values inside `iv`, with both ends and zero well represented.
+    static func values(_ rng: inout SeededRandom, count: Int, _ iv: Interval) -> [Int32] {
+        (0..<count).map { _ in
+            switch rng.int(0...7) {
+            case 0: return Int32(iv.lo)
+            case 1: return Int32(iv.hi)
+            case 2: return Int32(max(iv.lo, min(iv.hi, 0)))
+            default: return Int32(iv.lo + Int64(rng.int(0...Int(iv.hi - iv.lo))))
+            }
+        }
+    }
+
+    static func inputInterval(_ rng: inout SeededRandom, wide: Bool, magnitude: Int) -> Interval {
+        if wide {
+            let a = Int64(max(magnitude, 40000))
+            return rng.oneIn(3) ? Interval(lo: -a, hi: Int64(rng.int(-100...100))) : Interval(lo: -a / 2, hi: a)
+        }
+        let a = Int64(min(magnitude, 32767))
+        switch rng.int(0...3) {
+        case 0 where a == 32767: return Interval(lo: -32768, hi: 32767)
+        case 1: return Interval(lo: -a, hi: Int64(rng.int(-3...3)))
+        case 2: return Interval(lo: 0, hi: a)
+        default: return Interval(lo: -a, hi: a)
+        }
+    }
+
+    static func single(_ name: String, _ b: GraphBuilder, _ outputs: [Int], _ rng: inout SeededRandom) throws -> Case {
+        let graph = try b.build(outputs: outputs)
+        let inputs = graph.inputs.map { t in
+            TensorValue(shape: graph.tensors[t].shape, values: values(&rng, count: graph.tensors[t].shape.count, graph.tensors[t].interval))
+        }
+        return Case(name: name, graph: graph, inputs: inputs)
+    }
+
+    static func conv(_ rng: inout SeededRandom, transposed: Bool, wide: Bool) throws -> Case {
+        let cin = rng.int(1...(rng.oneIn(3) ? 19 : 6)), cout = rng.int(1...(rng.oneIn(3) ? 21 : 6))
+        let big = rng.oneIn(4)
+        let kh = rng.int(1...(big ? 11 : 5)), kw = rng.int(1...(big ? 11 : 5))
+        let stride = rng.int(1...(rng.oneIn(4) ? 8 : 3))
+        let pad = rng.int(0...(min(kh, kw) - 1))
+        let outputPad = transposed ? rng.int(0...(stride - 1)) : 0
+        let h = rng.int(max(1, kh - 2 * pad)...max(1, kh - 2 * pad) + 6)
+        let w = rng.int(max(1, kw - 2 * pad)...max(1, kw - 2 * pad) + (rng.oneIn(2) ? 110 : 12))
+        let taps = cin * kh * kw
+        // Sum of |w|·|x| over the taps stays below 2^30 (§5), bias below 2^29.
+        var wmax = rng.oneIn(4) ? 32767 : rng.int(1...120)
+        if wide { wmax = min(wmax, max(1, (1 << 30) / (taps * 40000))) }
+        let magnitude = max(1, (1 << 30) / (taps * wmax))
+        let iv = inputInterval(&rng, wide: wide, magnitude: magnitude)
+        let weights = (0..<(cout * taps)).map { _ -> Int16 in
+            rng.oneIn(6) ? (rng.oneIn(2) ? Int16(-wmax) : Int16(wmax)) : Int16(rng.int(-wmax...wmax))
+        }
+        let bias = (0..<cout).map { _ in Int32(rng.int(-(1 << 29)...(1 << 29))) }
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(cin, h, w), storage: wide ? .wide : .narrow, interval: iv)
+        let p = ConvParams(kernelH: kh, kernelW: kw, stride: stride, pad: pad, outputPad: outputPad, weights: weights, bias: bias)
+        let y = transposed ? try b.convTranspose2d(x, p) : try b.conv2d(x, p)
+        let name = "\(transposed ? "conv_transpose2d" : "conv2d") \(cin)×\(h)×\(w)→\(cout) k\(kh)×\(kw) s\(stride) p\(pad) op\(outputPad) x∈\(iv)"
+        // The epilogue: none (conv output is the graph output), fused requantize or clamp,
+        // or a requantize the conv cannot absorb because its output is also a graph output.
+        switch rng.int(0...3) {
+        case 0: return try single(name + " alone", b, [y], &rng)
+        case 1:
+            let r = try b.requantize(y, requantizeParams(&rng, channels: cout, bound: (1 << 30) + (1 << 29), narrow: rng.oneIn(2)))
+            return try single(name + " +requantize", b, [r], &rng)
+        case 2:
+            let lo = Int32(rng.int(-70000...0)), hi = Int32(rng.int(0...70000))
+            let c = try b.clamp(y, lo: lo, hi: hi)
+            return try single(name + " +clamp", b, [c], &rng)
+        default:
+            let r = try b.requantize(y, requantizeParams(&rng, channels: cout, bound: (1 << 30) + (1 << 29), narrow: true))
+            return try single(name + " +requantize, both outputs", b, [r, y], &rng)
+        }
+    }
+
+    /// Per-channel multipliers and shifts for inputs bounded by ±bound, so that x·m and
+    /// x·m + 2^(s−1) stay in int32.
+    static func requantizeParams(_ rng: inout SeededRandom, channels: Int, bound: Int, narrow: Bool) -> RequantizeParams {
+        var m: [Int32] = [], s: [Int32] = []
+        for _ in 0..<channels {
+            let shift = rng.int(0...31)
+            let room = Int(Int32.max) - (shift == 0 ? 0 : 1 << (shift - 1))
+            let limit = max(1, room / max(bound, 1))
+            m.append(Int32(rng.oneIn(3) ? limit : rng.int(1...limit)))
+            s.append(Int32(shift))
+        }
+        let lo = narrow ? Int32(rng.int(-32768...0)) : Int32(rng.int(-2_000_000_000...0))
+        let hi = narrow ? Int32(rng.int(0...32767)) : Int32(rng.int(0...2_000_000_000))
+        return RequantizeParams(multiplier: m, shift: s, lo: lo, hi: hi)
+    }
+
+    static func shape(_ rng: inout SeededRandom) -> Shape {
+        Shape(rng.int(1...5), rng.int(1...9), rng.int(1...(rng.oneIn(2) ? 70 : 9)))
+    }
+
+    static func requantize(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+        let s = shape(&rng)
+        let iv = inputInterval(&rng, wide: wide, magnitude: wide ? rng.int(40000...2_000_000) : 32767)
+        var b = GraphBuilder()
+        let x = b.input("x", s, storage: wide ? .wide : .narrow, interval: iv)
+        let bound = Int(max(-iv.lo, iv.hi))
+        let y = try b.requantize(x, requantizeParams(&rng, channels: s.channels, bound: bound, narrow: rng.oneIn(2)))
+        return try single("requantize \(s) x∈\(iv)", b, [y], &rng)
+    }
+
+    static func add(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+        let s = shape(&rng)
+        var b = GraphBuilder()
+        let ia = inputInterval(&rng, wide: wide, magnitude: wide ? 1_000_000_000 : 32767)
+        let ib = inputInterval(&rng, wide: wide && rng.oneIn(2), magnitude: wide ? 1_000_000 : rng.int(1...32767))
+        let x = b.input("a", s, storage: ia.lo < -32768 || ia.hi > 32767 ? .wide : .narrow, interval: ia)
+        let y = b.input("b", s, storage: ib.lo < -32768 || ib.hi > 32767 ? .wide : .narrow, interval: ib)
+        let z = try b.add(x, y)
+        return try single("add \(s) a∈\(ia) b∈\(ib)", b, [z], &rng)
+    }
+
+    static func clamp(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+        let s = shape(&rng)
+        let iv = inputInterval(&rng, wide: wide, magnitude: wide ? 2_000_000_000 : 32767)
+        var b = GraphBuilder()
+        let x = b.input("x", s, storage: wide ? .wide : .narrow, interval: iv)
+        let lo = Int32(iv.lo + Int64(rng.int(0...Int(iv.hi - iv.lo) / 2)))
+        let hi = Int32(min(Int64(Int32.max), Int64(lo) + Int64(rng.int(0...Int(iv.hi - iv.lo)))))
+        let y = try b.clamp(x, lo: lo, hi: hi)
+        return try single("clamp \(s) [\(lo), \(hi)] x∈\(iv)", b, [y], &rng)
+    }
+
+    static func depthToSpace(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+        let r = rng.int(2...3)
+        let s = Shape(rng.int(1...3) * r * r, rng.int(1...6), rng.int(1...20))
+        let iv = inputInterval(&rng, wide: wide, magnitude: wide ? 2_000_000_000 : 32767)
+        var b = GraphBuilder()
+        let x = b.input("x", s, storage: wide ? .wide : .narrow, interval: iv)
+        let y = try b.depthToSpace(x, block: r)
+        return try single("depth_to_space \(s) r\(r)", b, [y], &rng)
+    }
+
+    static func concat(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+        let h = rng.int(1...7), w = rng.int(1...30)
+        var b = GraphBuilder()
+        var parts: [Int] = []
+        for k in 0..<rng.int(1...3) {
+            let isWide = wide && (k == 0 || rng.oneIn(2))
+            let iv = inputInterval(&rng, wide: isWide, magnitude: isWide ? 100_000 : 32767)
+            parts.append(b.input("x\(k)", Shape(rng.int(1...4), h, w), storage: isWide ? .wide : .narrow, interval: iv))
+        }
+        let y = try b.concat(parts)
+        return try single("concat of \(parts.count) at \(h)×\(w)", b, [y], &rng)
+    }
+
+    static func lookup(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+        let s = shape(&rng)
+        let length = rng.oneIn(4) ? 65536 : rng.int(1...300)
+        let iv = inputInterval(&rng, wide: wide, magnitude: wide ? 1_000_000 : 32767)
+        let offset = Int32(rng.int(-40000...40000))
+        let table = (0..<length).map { _ in wide ? Int32(truncatingIfNeeded: rng.next()) : Int32(rng.int(-32768...32767)) }
+        var b = GraphBuilder()
+        let x = b.input("x", s, storage: wide ? .wide : .narrow, interval: iv)
+        let y = try b.lookup(x, LookupParams(table: table, offset: offset))
+        return try single("lookup \(s) len \(length) offset \(offset) x∈\(iv)", b, [y], &rng)
+    }
+
+    static func isqrt(_ n: Int) -> Int {
+        var r = Int(Double(n).squareRoot())
+        while r * r > n { r -= 1 }
+        while (r + 1) * (r + 1) <= n { r += 1 }
+        return r
+    }
+
+    /// `int16Math`: squares and gamma both fit int16, the backend's 16-bit dot-product path.
+    static func inverseGDN(_ rng: inout SeededRandom, wide: Bool, int16Math: Bool) throws -> Case {
+        let c = rng.int(1...(rng.oneIn(2) ? 21 : 5))
+        let s = Shape(c, rng.int(1...6), rng.int(1...(rng.oneIn(2) ? 120 : 9)))
+        let a = wide ? rng.int(32768...46340) : rng.int(1...32767)
+        let iv = inputInterval(&rng, wide: false, magnitude: a)
+        let hull = wide ? Interval(lo: -Int64(a), hi: Int64(a)) : iv
+        let amax = Int(max(-hull.lo, hull.hi))
+        var q = rng.int(0...30)
+        if int16Math { while (amax * amax) >> q > 32767 { q += 1 } }
+        let sqhi = (amax * amax) >> q
+        var gmax = sqhi == 0 ? 1000 : max(0, (Int(Int32.max) / 2) / (c * sqhi))
+        if int16Math { gmax = min(gmax, 32767) } else if gmax > 32767, rng.oneIn(2) { gmax = rng.int(32768...gmax) }
+        let gamma = (0..<(c * c)).map { _ in Int32(rng.oneIn(4) ? 0 : rng.int(0...gmax)) }
+        var beta: [Int32] = []
+        var rmax = 0
+        for o in 0..<c {
+            let sum = (0..<c).reduce(0) { $0 + Int(gamma[o * c + $1]) * sqhi }
+            let bmax = min(Int(Int32.max) - sum, 1 << 30)
+            let bt = rng.oneIn(3) ? bmax : rng.int(0...bmax)
+            beta.append(Int32(bt))
+            rmax = max(rmax, isqrt(bt + sum))
+        }
+        var outShift = rng.int(0...31)
+        while outShift > 0, amax * rmax + (1 << (outShift - 1)) > Int(Int32.max) { outShift -= 1 }
+        var b = GraphBuilder()
+        let x = b.input("x", s, storage: wide ? .wide : .narrow, interval: hull)
+        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: gamma, squareShift: Int32(q), outShift: Int32(outShift)))
+        var outputs = [y]
+        if rng.oneIn(2) {
+            // Absorbed into the inverse GDN's epilogue.
+            let r = try b.requantize(y, requantizeParams(&rng, channels: c, bound: amax * rmax, narrow: true))
+            outputs = [r]
+        }
+        return try single("inverse_gdn \(s) x∈\(hull) q\(q) s\(outShift) gamma≤\(gmax)", b, outputs, &rng)
+    }
+}

@@ -1,0 +1,118 @@
+import BackendABI
+import Foundation
+import XCTest
+@testable import WaiHost
+
+/// The exactness probe, out of process, on the plain-C backend and its deliberately wrong
+/// variants, all in one plugin folder (docs/backend-abi.md §10, §12): the good one is
+/// accepted, each wrong one is refused at the stage and for the reason its defect calls
+/// for, and none of them stops the others from being probed.
+final class CPluginProbeTests: XCTestCase {
+    private let builder = CPluginBuilder.shared
+
+    override class func tearDown() {
+        CPluginBuilder.shared.removeAll()
+        super.tearDown()
+    }
+
+    /// Everything but the hanging variant, so the time limit can be generous: no verdict
+    /// here may depend on how fast the machine is.
+    func testProbeAcceptsTheGoodBackendAndRefusesEachDefectForItsReason() throws {
+        let dir = try builder.makeDirectory("plugins")
+        let variants = CPluginVariant.allCases.filter { $0 != .hang }
+        try builder.install(variants, into: dir)
+        let notELF = dir + "/bad.so"
+        try "this is a text file, not a shared object\n".write(toFile: notELF, atomically: true, encoding: .utf8)
+
+        let result = try probe(directory: dir, timeout: 300)
+        XCTAssertEqual(result.units.map(\.path).sorted(), (variants.map { dir + "/" + $0.fileName } + [notELF]).sorted(),
+                       "one row per file")
+        func row(_ v: CPluginVariant) throws -> UnitProbeRecord {
+            try XCTUnwrap(result.units.first { $0.path == dir + "/" + v.fileName }, "no row for \(v)")
+        }
+
+        let good = try row(.good)
+        XCTAssertEqual(good.state, .accepted, good.reason)
+        XCTAssertEqual(good.backend, "plainc")
+        XCTAssertEqual(good.unit, "cpu")
+        XCTAssertEqual(good.device, "plain C test unit")
+        XCTAssertEqual(good.rank, 1)
+        XCTAssertNotNil(good.speed)
+        XCTAssertEqual(result.accepted.map(\.path), [good.path], "only the good backend is accepted")
+
+        let semantic: Set<String> = ["requantize", "inverse_gdn"]   // the ops that shift negatives
+        let convs: Set<String> = ["conv2d", "conv_transpose2d"]      // the narrow kernels
+        try assertRejected(row(.shiftZeroFill), stage: .semantics, ops: semantic)
+        try assertRejected(row(.tiesDown), stage: .semantics, ops: semantic)
+        let narrow = try assertRejected(row(.narrowWrap), stage: .widths, ops: convs)
+        XCTAssertEqual(narrow?.expected, -32768)
+        XCTAssertEqual(narrow?.got, -32767)
+        try assertRejected(row(.tconvPad), stage: .arithmetic, ops: ["conv_transpose2d"])
+
+        let crash = try row(.crash)
+        XCTAssertEqual(crash.state, .rejected, crash.reason)
+        XCTAssertTrue(crash.reason.contains("SIGSEGV"), crash.reason)
+        XCTAssertEqual(crash.stage, ProbeStage.allCases.first?.rawValue, "it dies in the first graph run")
+
+        try assertFailed(row(.abiMajor), mentioning: ["abi_mismatch", "ABI 2.0", "host offers 1.0"])
+        try assertFailed(row(.tableMajor), mentioning: ["ABI major 2", "host speaks 1"])
+        let shortSize = try XCTUnwrap(MemoryLayout<wai_backend_iface>.offset(of: \.graph_run))
+        try assertFailed(row(.shortTable), mentioning: ["struct_size \(shortSize)"])
+        try assertFailed(row(.noEntry), mentioning: ["wai_backend_entry"])
+        let text = try XCTUnwrap(result.units.first { $0.path == notELF })
+        XCTAssertEqual(text.state, .failed)
+        XCTAssertTrue(text.reason.contains("not an ELF shared object"), text.reason)
+    }
+
+    /// A backend whose graph_run never returns is rejected once the time limit passes.
+    func testHangingBackendIsRejectedWithATimeout() throws {
+        let dir = try builder.makeDirectory("hang")
+        try builder.install([.hang], into: dir)
+        let result = try probe(directory: dir, timeout: 5)
+        XCTAssertEqual(result.units.count, 1)
+        let hang = try XCTUnwrap(result.units.first)
+        XCTAssertEqual(hang.backend, "plainc-hang")
+        XCTAssertEqual(hang.state, .rejected, hang.reason)
+        XCTAssertTrue(hang.reason.contains("timed out"), hang.reason)
+        XCTAssertEqual(hang.stage, ProbeStage.allCases.first?.rawValue, "it hangs in the first graph run")
+    }
+
+    // MARK: helpers
+
+    private func probe(directory: String, timeout: Double) throws -> ProbeResult {
+        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
+                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let configuration = HostConfiguration(pluginDirectories: [directory],
+                                              cacheDirectory: try builder.makeDirectory("cache"),
+                                              proberExecutable: prober, probeTimeout: timeout)
+        return try Host(configuration: configuration).probe(fresh: true)
+    }
+
+    /// A rejection by a mismatch: the stage, an op of `ops`, and both values, also in the reason.
+    @discardableResult
+    private func assertRejected(_ row: UnitProbeRecord, stage: ProbeStage, ops: Set<String>,
+                                file: StaticString = #filePath, line: UInt = #line) -> ProbeMismatch? {
+        XCTAssertEqual(row.state, .rejected, "\(row.backend): \(row.reason)", file: file, line: line)
+        XCTAssertEqual(row.stage, stage.rawValue, "\(row.backend): \(row.reason)", file: file, line: line)
+        guard let m = row.mismatch else {
+            XCTFail("\(row.backend): no mismatch details in \(row.reason)", file: file, line: line)
+            return nil
+        }
+        XCTAssertEqual(m.stage, stage.rawValue, file: file, line: line)
+        XCTAssertTrue(ops.contains(m.op), "\(row.backend): mismatch in op \(m.op), expected one of \(ops.sorted())",
+                      file: file, line: line)
+        XCTAssertNotEqual(m.expected, m.got, file: file, line: line)
+        XCTAssertTrue(row.reason.contains(m.op) && row.reason.contains("expected \(m.expected), got \(m.got)"),
+                      row.reason, file: file, line: line)
+        return m
+    }
+
+    private func assertFailed(_ row: UnitProbeRecord, mentioning words: [String],
+                              file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(row.state, .failed, row.reason, file: file, line: line)
+        XCTAssertNil(row.rank, file: file, line: line)
+        for w in words {
+            XCTAssertTrue(row.reason.contains(w), "\(row.path): \"\(w)\" not in \(row.reason)", file: file, line: line)
+        }
+    }
+}

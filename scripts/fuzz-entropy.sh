@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Fuzzes the WAI1 envelope parser and the rANS decoder with libFuzzer, one target after the
+# other on one core. Usage: scripts/fuzz-entropy.sh [SECONDS_PER_TARGET] [TARGET...]
+# (targets: envelope, rans; default both, 60 s each). Prints the executions of each run.
+# Harnesses: Tests/Fuzz/envelope/*Fuzz.swift, compiled into one module with the sources they
+# test (swiftc -sanitize=fuzzer,address -parse-as-library). A crash leaves its input in
+# .build/fuzz-entropy/artifacts/ and makes this script fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(envelope rans)
+
+out=.build/fuzz-entropy
+mkdir -p "$out/artifacts"
+
+sources_for() {
+  case "$1" in
+    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiHost/Envelope/*.swift Sources/WaiHost/Support/SHA256.swift ;;
+    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift Sources/WaiHost/Entropy/*.swift ;;
+    *) echo "unknown fuzz target '$1' (envelope, rans)" >&2; return 1 ;;
+  esac
+}
+
+seed() {
+  # A valid input for each target, so the fuzzer starts on the accepting paths.
+  local corpus="$out/corpus-$1"
+  mkdir -p "$corpus"
+  case "$1" in
+    envelope) printf '%s' "5741493101147761692e6e657572616c2e696e745f68797065720400000000000000010203ffc75387cfef7b302bf86b71044f48a51d64d370ac114904e13896d34afc781fe7" ;;
+    # one table (p = 16, 9 symbols, escape 8), 0 values asked, the empty stream 00 00 80 00
+    rans)     printf '%s' "00000f080800" "804020100804020100" "0000" "00008000" ;;
+  esac | xxd -r -p > "$corpus/seed"
+}
+
+status=0
+for target in "${targets[@]}"; do
+  binary="$out/$target-fuzz"
+  # shellcheck disable=SC2046
+  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -use-ld=lld \
+       -I Sources/COpenSSL $(sources_for "$target") -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
+    cat "$out/$target-build.log" >&2
+    exit 1
+  fi
+  seed "$target"
+  log="$out/$target.log"
+  if "$binary" "$out/corpus-$target" -max_total_time="$seconds" \
+       -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
+    runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
+    echo "$target: $runs executions in ${seconds}s, no crash"
+  else
+    echo "$target: FAILED, see $log and $out/artifacts/" >&2
+    tail -n 30 "$log" >&2
+    status=1
+  fi
+done
+exit $status

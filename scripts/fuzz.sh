@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Fuzzes the .whm model decoder (docs/model-container.md), certificate verifier included,
+# with libFuzzer on one core. Usage: scripts/fuzz.sh SECONDS
+# Builds Tests/Fuzz/model/ModelFuzz.swift into one module with the sources it tests
+# (swiftc -sanitize=fuzzer,address -parse-as-library), seeds the corpus with the valid
+# models Tests/Fuzz/model/CorpusGenerator.swift writes, runs for SECONDS and prints the
+# number of executions. A crash leaves its input in .build/fuzz-model/artifacts/ and makes
+# this script fail; reproduce with: .build/fuzz-model/model-fuzz ARTIFACT
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+if [ $# -ne 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
+  echo "usage: scripts/fuzz.sh SECONDS" >&2
+  exit 2
+fi
+seconds="$1"
+
+out=.build/fuzz-model
+mkdir -p "$out/artifacts" "$out/corpus"
+
+# The sources decode needs, plus the reference interpreter the harness runs accepted graphs on.
+sources=(Sources/WaiHost/Graph/*.swift Sources/WaiHost/Model/*.swift Sources/WaiHost/Reference/*.swift
+         Sources/WaiHost/Support/SHA256.swift)
+
+if ! swiftc -O -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
+     Tests/Fuzz/model/CorpusGenerator.swift -lcrypto -o "$out/corpus-generator" >"$out/generator-build.log" 2>&1; then
+  cat "$out/generator-build.log" >&2
+  exit 1
+fi
+"$out/corpus-generator" "$out/corpus"
+
+if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -use-ld=lld \
+     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/model/ModelFuzz.swift -lcrypto \
+     -o "$out/model-fuzz" >"$out/fuzz-build.log" 2>&1; then
+  cat "$out/fuzz-build.log" >&2
+  exit 1
+fi
+
+log="$out/model.log"
+if "$out/model-fuzz" "$out/corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+     -artifact_prefix="$out/artifacts/model-" -print_final_stats=1 >"$log" 2>&1; then
+  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
+  echo "model: $runs executions in ${seconds}s, no crash (corpus: $out/corpus)"
+else
+  echo "model: FAILED, see $log and $out/artifacts/" >&2
+  tail -n 40 "$log" >&2
+  exit 1
+fi

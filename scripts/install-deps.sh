@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages WaiHost builds and tests against (DESIGN.md "Dependencies").
+# Idempotent: only missing packages are installed. Needs root (or sudo) on Debian 12.
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config   # C test plugins and the CPU kernels
+  libssl-dev                   # SHA-256 (plugin hashes, model integrity)
+  libpng-dev                   # PNG output of decoded pictures
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present" >&2
+fi
+
+if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
+  echo "install-deps: Swift 6 toolchain not found (expected on PATH or in /opt/swift); install it from swift.org" >&2
+  exit 1
+fi
