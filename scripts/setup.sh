@@ -10,3 +10,7 @@ scripts/install-plugins.sh release plugins.d
 bin="$(swift build -c release --show-bin-path)/waihost"
 echo "== waihost probe" >&2
 "$bin" probe
+echo "== waihost decode samples/sample.wai (wai.neural.int_hyper)" >&2
+mkdir -p out
+"$bin" decode samples/sample.wai --model samples/int_hyper_model -o out/sample.png
+echo "decoded picture: out/sample.png" >&2

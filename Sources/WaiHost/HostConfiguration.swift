@@ -7,7 +7,7 @@ public enum WaiHostVersion {
     public static let string = "0.1.0"
 }
 
-/// Where a Host looks for plugins, caches probe results and finds its probe worker.
+/// Where a BackendHost looks for plugins, caches probe results and finds its probe worker.
 /// `fromEnvironment()` gives what the `waihost` CLI uses (docs/cli.md); library users and
 /// tests set the members directly.
 public struct HostConfiguration: Sendable, Equatable {

@@ -53,7 +53,7 @@ enum DecodeCommand: Command {
 
         let bytes = input == "-" ? try LocalFile.readStandardInput(limit: maximumInputSize) : try LocalFile.read(input, limit: maximumInputSize)
         let set = try IntHyperModelSet.load(directory: model)
-        let host = Host(configuration: options.configuration())
+        let host = BackendHost(configuration: options.configuration())
         let sel = selection ?? .best
         // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
         if sel != .reference { _ = try host.currentProbe() }

@@ -77,7 +77,7 @@ enum EncodeCommand: Command {
         let start = monotonicMs()
         let picture = try PictureFile.read(path: input, size: size)
         let set = try IntHyperModelSet.load(directory: model, needsAnalysis: true)
-        let runner = HostGraphRunner(host: Host(configuration: options.configuration()), selection: selection ?? .best)
+        let runner = HostGraphRunner(host: BackendHost(configuration: options.configuration()), selection: selection ?? .best)
         let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw)
         try LocalFile.write(bytes, to: out)
         let s = Summary(capability: IntHyperModelSet.capability, output: out, enveloped: !raw, width: picture.width,

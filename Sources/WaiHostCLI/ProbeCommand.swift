@@ -35,7 +35,7 @@ enum ProbeCommand: Command {
                 guard try options.parse(a, &args) else { throw UsageError(message: "unknown argument \(a)") }
             }
         }
-        let host = Host(configuration: options.configuration())
+        let host = BackendHost(configuration: options.configuration())
         let result = try host.probe(fresh: fresh, progress: quiet ? nil : { Output.err($0) })
         for w in result.warnings { Output.err("warning: \(w)") }
         if json {

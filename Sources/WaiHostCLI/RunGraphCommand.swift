@@ -64,7 +64,7 @@ enum RunGraphCommand: Command {
 
         let graph = try ModelContainer.load(path: model)
         let inputs = seededInputs(graph, seed: seed)
-        let host = Host(configuration: options.configuration())
+        let host = BackendHost(configuration: options.configuration())
         let start = monotonicMs()
         let (outputs, report) = try host.run(graph, inputs: inputs, on: selection)
         let elapsed = monotonicMs() - start

@@ -7,6 +7,11 @@ import Glibc
 let commands: [Command.Type] = [
     ProbeCommand.self,
     RunGraphCommand.self,
+    EncodeCommand.self,
+    DecodeCommand.self,
+    BenchCommand.self,
+    MakeModelCommand.self,
+    MakePictureCommand.self,
     VersionCommand.self,
     ProbeWorkerCommand.self,
 ]

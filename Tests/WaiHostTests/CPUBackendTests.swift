@@ -252,6 +252,25 @@ final class CPUBackendTests: XCTestCase {
         }
     }
 
+    /// docs/backend-abi.md §8 rule 2: runs of different prepared graphs may overlap; they
+    /// share the backend's thread pool.
+    func testConcurrentRunsOfDifferentGraphs() throws {
+        guard let plugin = try load(isa: nil) else { return XCTFail("no path") }
+        var rng = SeededRandom(seed: 0xC0C0)
+        let cases = try (0..<4).map { k in try GraphCases.conv(&rng, transposed: k % 2 == 0, wide: k == 3) }
+        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
+        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
+        let results = ResultBox(count: cases.count)
+        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
+            for _ in 0..<5 {
+                results.set(k, Result { try prepared[k].run(cases[k].inputs) })
+            }
+        }
+        for k in cases.indices {
+            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
+        }
+    }
+
     /// The int_hyper synthesis shape, small: four 5×5 stride-2 transposed convs (pad 2,
     /// output_pad 1) with requantize after each and inverse GDN between.
     func testSynthesisShapedGraph() throws {
@@ -280,6 +299,20 @@ final class CPUBackendTests: XCTestCase {
         XCTAssertEqual(graph.tensors[x].shape, Shape(3, 48, 64))
         let input = GraphCases.values(&rng, count: channels[0] * 12, Interval(lo: -512, hi: 511))
         try assertExact("synthesis", graph, [TensorValue(shape: Shape(channels[0], 3, 4), values: input)], on: backends)
+    }
+}
+
+/// Results written by concurrent runs, read after they all finished.
+final class ResultBox: @unchecked Sendable {
+    struct NoResult: Error { let run: Int }
+    private let lock = NSLock()
+    private var results: [Result<[TensorValue], Error>?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ k: Int, _ r: Result<[TensorValue], Error>) { lock.lock(); results[k] = r; lock.unlock() }
+    func get(_ k: Int) throws -> [TensorValue] {
+        lock.lock(); defer { lock.unlock() }
+        guard let r = results[k] else { throw NoResult(run: k) }
+        return try r.get()
     }
 }
 

@@ -85,7 +85,7 @@ final class CPluginProbeTests: XCTestCase {
         let configuration = HostConfiguration(pluginDirectories: [directory],
                                               cacheDirectory: try builder.makeDirectory("cache"),
                                               proberExecutable: prober, probeTimeout: timeout)
-        return try Host(configuration: configuration).probe(fresh: true)
+        return try BackendHost(configuration: configuration).probe(fresh: true)
     }
 
     /// A rejection by a mismatch: the stage, an op of `ops`, and both values, also in the reason.

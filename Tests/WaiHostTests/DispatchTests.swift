@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import WaiHost
 
-/// Unit selection, the dispatch decision, and Host.run end to end on the CPU plugin.
+/// Unit selection, the dispatch decision, and BackendHost.run end to end on the CPU plugin.
 final class DispatchTests: XCTestCase {
     override class func tearDown() { HostTestSupport.removeTemporaryDirectories() }
 
@@ -104,12 +104,12 @@ final class DispatchTests: XCTestCase {
         }
     }
 
-    // MARK: - Host.run on the CPU plugin
+    // MARK: - BackendHost.run on the CPU plugin
 
-    func host(_ name: String) throws -> (WaiHost.Host, String, String) {
+    func host(_ name: String) throws -> (WaiHost.BackendHost, String, String) {
         let dir = try HostTestSupport.folderWithCPUPlugin(name)
         let cache = try HostTestSupport.temporaryDirectory(name + "-cache")
-        return (WaiHost.Host(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache)), dir, cache)
+        return (WaiHost.BackendHost(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache)), dir, cache)
     }
 
     func testRunOnTheBestUnitAndOnForcedOnesGivesTheReferenceIntegers() throws {

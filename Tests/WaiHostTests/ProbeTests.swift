@@ -82,6 +82,19 @@ final class ProbeTests: XCTestCase {
         XCTAssertGreaterThan(Set(rgb.values).count, 64, "a decode whose pixels take few values tests little")
     }
 
+    /// docs/probe.md `decode`: the stage ends with a whole int_hyper decode, whose two graph
+    /// runs reproduce the reference decode of the built-in payload.
+    func testDecodeStageEndsWithAWholeIntHyperDecode() throws {
+        let cases = try ProbeSuite.cases(.decode)
+        XCTAssertEqual(cases.map(\.name).suffix(2), ["int_hyper_h_s", "int_hyper_g_s"])
+        let vector = try IntHyperProbeVector.shared()
+        let decoded = try IntHyperDecoder(modelSet: vector.modelSet)
+            .decode(try IntHyperPayload.parse(vector.payload), runner: HostGraphRunner.reference())
+        XCTAssertEqual(decoded.image.sha256, vector.decodeSHA256)
+        XCTAssertEqual(cases[1].inputs, [decoded.z])
+        XCTAssertEqual(cases[2].inputs, [decoded.y])
+    }
+
     // MARK: - the comparison
 
     func testReferenceAgainstItselfIsAccepted() throws {
@@ -200,7 +213,7 @@ final class ProbeTests: XCTestCase {
     }
 
     func probe(_ s: StandIn, fresh: Bool = false, timeout: Double = 20) throws -> ProbeResult {
-        try Host(configuration: s.configuration(timeout: timeout)).probe(fresh: fresh)
+        try BackendHost(configuration: s.configuration(timeout: timeout)).probe(fresh: fresh)
     }
 
     func testCrashIsRejectedWithSignalAndStage() throws {
@@ -255,14 +268,14 @@ final class ProbeTests: XCTestCase {
         var c = s.configuration()
         c.proberExecutable = nil
         c.pluginDirectories.append(s.plugins + "/missing")
-        let result = try Host(configuration: c).probe()
+        let result = try BackendHost(configuration: c).probe()
         XCTAssertEqual(result.units.map(\.state), [.failed, .failed])
         XCTAssertTrue(result.units[0].reason.contains("cannot be read"), result.units[0].reason)
         XCTAssertTrue(result.units[1].reason.contains("no probe worker"), result.units[1].reason)
 
         c.proberExecutable = s.plugins + "/no-such-worker"
         c.pluginDirectories.removeLast()
-        let r = try XCTUnwrap(try Host(configuration: c).probe().units.first)
+        let r = try XCTUnwrap(try BackendHost(configuration: c).probe().units.first)
         XCTAssertEqual(r.state, .failed)
         XCTAssertTrue(r.reason.contains("could not be started"), r.reason)
     }
@@ -352,7 +365,7 @@ final class ProbeTests: XCTestCase {
     func testCPUPluginIsAcceptedRankedAndCached() throws {
         let dir = try HostTestSupport.folderWithCPUPlugin("cpu-probe")
         let cache = try HostTestSupport.temporaryDirectory("cpu-cache")
-        let host = Host(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache))
+        let host = BackendHost(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache))
         var stages: [String] = []
         let cold = try host.probe(progress: { line in
             if let r = line.range(of: "stage ") { stages.append(String(line[r.upperBound...])) }
@@ -370,7 +383,7 @@ final class ProbeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(speed.runs, 3)
         XCTAssertEqual(stages, ProbeStage.allCases.map(\.rawValue))
 
-        let warm = try Host(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache)).probe()
+        let warm = try BackendHost(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache)).probe()
         XCTAssertEqual(warm.units.map(\.cached), [true])
         XCTAssertEqual(warm.units.map(\.rank), [1])
         XCTAssertEqual(warm.units.map(\.speed), [speed])
@@ -380,11 +393,11 @@ final class ProbeTests: XCTestCase {
         let dir = try HostTestSupport.temporaryDirectory("dropin")
         let cache = try HostTestSupport.temporaryDirectory("dropin-cache")
         let config = HostTestSupport.configuration(plugins: [dir], cache: cache)
-        XCTAssertEqual(try Host(configuration: config).probe().units.count, 0)
+        XCTAssertEqual(try BackendHost(configuration: config).probe().units.count, 0)
         try FileManager.default.createSymbolicLink(atPath: dir + "/libWaiCPUBackend.so",
                                                    withDestinationPath: try HostTestSupport.cpuPlugin())
-        XCTAssertEqual(try Host(configuration: config).probe().units.map(\.selector), ["cpu:0"])
+        XCTAssertEqual(try BackendHost(configuration: config).probe().units.map(\.selector), ["cpu:0"])
         try FileManager.default.removeItem(atPath: dir + "/libWaiCPUBackend.so")
-        XCTAssertEqual(try Host(configuration: config).probe().units.count, 0)
+        XCTAssertEqual(try BackendHost(configuration: config).probe().units.count, 0)
     }
 }

@@ -163,14 +163,15 @@ T256 void cpuk_epi_igdn_avx2(const cpuk_epi_igdn *e) {
     }
 }
 
-/* 12 independent vpmaddwd + vpaddd chains. */
+/* 12 independent vpmaddwd + vpaddd chains. Each chain multiplies its own accumulator, so
+ * the compiler cannot share one product between chains. */
 T256 uint64_t cpuk_peak_avx2(uint64_t iters) {
     __m256i acc[12];
     for (int k = 0; k < 12; k++) acc[k] = _mm256_set1_epi32(k);
-    __m256i x = _mm256_set1_epi32(0x00010001), w = _mm256_set1_epi32(0x00020003);
+    __m256i w = _mm256_set1_epi32(0x00020003);
     for (uint64_t i = 0; i < iters; i++) {
-        for (int k = 0; k < 12; k++) acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(x, w));
-        __asm__ volatile("" : "+x"(x));
+        for (int k = 0; k < 12; k++) acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(acc[k], w));
+        __asm__ volatile("" : "+x"(w));
     }
     __m256i s = acc[0];
     for (int k = 1; k < 12; k++) s = _mm256_xor_si256(s, acc[k]);

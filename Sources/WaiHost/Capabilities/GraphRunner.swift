@@ -4,30 +4,9 @@ import Glibc
 
 /// Where a capability runs its integer graphs. The host (`HostGraphRunner`) is the normal
 /// case: the probed, dispatched unit, or the reference interpreter with `.reference`.
-/// Tests plug a prepared backend in directly.
+/// Tests plug a prepared backend in directly; the fuzz harness the reference interpreter.
 public protocol GraphRunner {
     func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport)
-}
-
-/// Runs every graph through `Host.run` on one selection.
-public struct HostGraphRunner: GraphRunner {
-    public let host: Host
-    public let selection: UnitSelection
-
-    public init(host: Host, selection: UnitSelection) {
-        self.host = host; self.selection = selection
-    }
-
-    /// The reference interpreter, with no plugins to look at.
-    public static func reference() -> HostGraphRunner {
-        HostGraphRunner(host: Host(configuration: HostConfiguration(pluginDirectories: [], cacheDirectory: nil,
-                                                                    proberExecutable: nil)),
-                        selection: .reference)
-    }
-
-    public func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport) {
-        try host.run(graph, inputs: inputs, on: selection)
-    }
 }
 
 /// Milliseconds on the monotonic clock, for the timings in reports.

@@ -1,4 +1,4 @@
-/// Errors of Host.run and unit selection, each naming what it is about.
+/// Errors of BackendHost.run and unit selection, each naming what it is about.
 public enum HostError: Error, Equatable, CustomStringConvertible {
     case invalidSelection(text: String, reason: String)
     /// The selection names no unit that exists; `available` lists the selectors that do.

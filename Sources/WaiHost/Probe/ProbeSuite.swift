@@ -27,7 +27,7 @@ public struct ProbeCase: Sendable {
 public enum ProbeSuite {
     /// Part of the probe cache key: change it whenever a graph, an input or a comparison
     /// changes, so cached verdicts of the old suite are not reused.
-    public static let version = "1"
+    public static let version = "2"
 
     /// The graphs of one stage.
     public static func cases(_ stage: ProbeStage) throws -> [ProbeCase] {
@@ -35,7 +35,14 @@ public enum ProbeSuite {
         case .semantics: return try SemanticsCases.all()
         case .arithmetic: return try ArithmeticCases.all()
         case .widths: return try WidthCases.all()
-        case .decode: return [try DecodeVector.builtIn()]
+        case .decode:
+            // The synthesis-shaped vector, then a whole wai.neural.int_hyper decode: its two
+            // graph runs (h_s on the entropy-decoded z, g_s on the decoded y). Entropy
+            // decoding is host code, so a unit exact on both decodes the payload exactly.
+            let intHyper = try IntHyperProbeVector.shared().graphs.map {
+                ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs)
+            }
+            return [try DecodeVector.builtIn()] + intHyper
         }
     }
 

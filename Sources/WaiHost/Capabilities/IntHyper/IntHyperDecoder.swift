@@ -87,7 +87,8 @@ public struct IntHyperDecoder {
         }
 
         let (hs, ths) = try Stopwatch.time { try runner.run(inst.hyperSynthesis, inputs: [z]) }
-        guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis) else {
+        guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis),
+              scaleTensor.values.count == scaleTensor.shape.count else {
             throw HostError.runFailed(selector: hs.report.backend, reason: "h_s returned no output of the expected shape")
         }
         let scales = try Self.cropScales(scaleTensor, to: inst.yShape, tables: set.entropy.yTables.count, report: hs.report)
@@ -101,7 +102,8 @@ public struct IntHyperDecoder {
         }
 
         let (gs, tgs) = try Stopwatch.time { try runner.run(inst.synthesis, inputs: [y]) }
-        guard let rgb = gs.outputs.first, rgb.shape == GraphResizing.outputShape(inst.synthesis) else {
+        guard let rgb = gs.outputs.first, rgb.shape == GraphResizing.outputShape(inst.synthesis),
+              rgb.values.count == rgb.shape.count else {
             throw HostError.runFailed(selector: gs.report.backend, reason: "g_s returned no output of the expected shape")
         }
         let image = try Self.rows(rgb, width: payload.width, height: payload.height)
@@ -115,7 +117,9 @@ public struct IntHyperDecoder {
                               table: (Int) -> FrequencyTable) throws -> [Int32] {
         do {
             var decoder = try RansDecoder(stream)
-            var values = [Int32](repeating: 0, count: shape.count)
+            // Grown as values arrive: a hostile count costs memory only as fast as it is decoded.
+            var values: [Int32] = []
+            values.reserveCapacity(min(shape.count, 1 << 20))
             let plane = shape.height * shape.width
             for i in 0..<shape.count {
                 let v = try decoder.decode(table: table(i))
@@ -124,7 +128,7 @@ public struct IntHyperDecoder {
                                                                     row: (i % plane) / shape.width, column: i % shape.width,
                                                                     value: v, contract: contract)
                 }
-                values[i] = v
+                values.append(v)
             }
             try decoder.finish()
             return values

@@ -36,7 +36,8 @@ public struct IntHyperEncoder {
         let y = try single(runner.run(ga, inputs: [picture]).outputs, expected: inst.yShape, graph: "g_a")
         let z = try single(runner.run(ha, inputs: [y]).outputs, expected: inst.zShape, graph: "h_a")
         let hs = try runner.run(inst.hyperSynthesis, inputs: [z])
-        guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis) else {
+        guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis),
+              scaleTensor.values.count == scaleTensor.shape.count else {
             throw HostError.runFailed(selector: hs.report.backend, reason: "h_s returned no output of the expected shape")
         }
         let scales = try IntHyperDecoder.cropScales(scaleTensor, to: inst.yShape, tables: set.entropy.yTables.count,
@@ -54,7 +55,7 @@ public struct IntHyperEncoder {
     }
 
     private func single(_ outputs: [TensorValue], expected: Shape, graph: String) throws -> TensorValue {
-        guard outputs.count == 1, let t = outputs.first, t.shape == expected else {
+        guard outputs.count == 1, let t = outputs.first, t.shape == expected, t.values.count == expected.count else {
             throw HostError.runFailed(selector: graph, reason: "\(graph) returned no output of shape \(expected)")
         }
         return t

@@ -99,7 +99,7 @@ public struct IntHyperModelSet: Sendable {
             bytes[f] = b
         }
         func graph(_ f: String) throws -> IntegerGraph {
-            do { return try ModelContainer.decode(bytes[f] ?? [], source: f) } catch {
+            do { return try ModelContainer.decode(bytes[f] ?? [], source: path(f)) } catch {
                 throw ModelSetError(file: f, problem: "\(error)")
             }
         }

@@ -114,9 +114,9 @@ public enum SampleModelGenerator {
                 clamp = activation
             } else {
                 fillCarriers(&l)
-                // A faint contribution of the other channels: sparse ±1 taps.
+                // A faint contribution of the other channels: about 8 sparse ±1 taps per output.
                 let taps = (n - carriers) * 25
-                let permille = min(1000, 32_000 / max(taps, 1))
+                let permille = min(1000, 8_000 / max(taps, 1))
                 for o in 0..<3 { for c in carriers..<n { for u in 0..<5 { for v in 0..<5 where rng.int(0...999) < permille {
                     l.weights[l.index(o, c, u, v)] = rng.bool() ? 1 : -1
                 } } } }

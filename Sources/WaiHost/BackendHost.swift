@@ -1,13 +1,13 @@
 /// The host: discovers and probes backend units, and runs graphs on the best unit that
 /// passed the exactness probe (or the one asked for), with a report naming it.
 ///
-///     let host = Host()
+///     let host = BackendHost()
 ///     let probe = try host.probe()
 ///     let (outputs, report) = try host.run(graph, inputs: inputs)          // best unit
 ///     let (same, _) = try host.run(graph, inputs: inputs, on: .kind(.cpu)) // forced
 ///
 /// Loaded plugins and prepared graphs are kept for reuse. Thread-safe.
-public final class Host: @unchecked Sendable {
+public final class BackendHost: @unchecked Sendable {
     public let configuration: HostConfiguration
     private let lock = PluginLock()
     private var probeResult: ProbeResult?

@@ -1,0 +1,127 @@
+import Foundation
+import XCTest
+@testable import WaiHost
+
+/// `waihost encode / decode / make-model / make-picture` as a user runs them: the report,
+/// the unit that decoded, exit statuses and error messages.
+final class IntHyperCLITests: XCTestCase {
+    override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
+
+    struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
+
+    func waihost(_ args: [String]) throws -> Run {
+        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("cache")
+        env["WAI_PLUGIN_PATH"] = nil
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: Array(o), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func pluginFolder() throws -> String {
+        let dir = try IntHyperTestSupport.temporaryDirectory("plugins")
+        let so = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
+        try FileManager.default.copyItem(atPath: so, toPath: dir + "/libWaiCPUBackend.so")
+        return dir
+    }
+
+    /// Decoding the bundled sample on the best unit (the CPU backend) and on the reference:
+    /// the report names the unit and why, and the SHA-256 is the golden one on both.
+    func testDecodeReportsTheUnitAndTheGoldenSHA256() throws {
+        let golden = try IntHyperTestSupport.golden()
+        let sample = IntHyperTestSupport.samples + "/sample.wai"
+        let dir = try IntHyperTestSupport.temporaryDirectory("decode")
+        let plugins = try pluginFolder()
+        let best = try waihost(["decode", sample, "--model", IntHyperTestSupport.sampleModel, "-o", dir + "/out.png",
+                                "--plugin-dir", plugins, "--report", dir + "/report.json"])
+        XCTAssertEqual(best.status, 0, best.stderr)
+        for line in ["unit:       cpu", "backend:    cpu", "dispatch:   ranked_first (rank 1)", golden.vectors[0].sha256] {
+            XCTAssertTrue(best.text.contains(line), "\(line) not in:\n\(best.text)")
+        }
+        let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(try IntHyperTestSupport.read(dir + "/report.json")))
+        XCTAssertEqual(report.capability, "wai.neural.int_hyper")
+        XCTAssertEqual(report.sha256, golden.vectors[0].sha256)
+        XCTAssertEqual(report.backend, "cpu")
+        XCTAssertEqual(report.runs.map(\.graph), ["h_s", "g_s"])
+        XCTAssertEqual(try PictureFile.read(path: dir + "/out.png").sha256, golden.vectors[0].sha256)
+
+        // Forced onto the reference, raw rows to standard output, the report on stderr as JSON.
+        let ref = try waihost(["decode", sample, "--model", IntHyperTestSupport.sampleModel, "-o", "-", "--unit", "reference",
+                               "--json", "--plugin-dir", plugins])
+        XCTAssertEqual(ref.status, 0, ref.stderr)
+        XCTAssertEqual(SHA256.hex(ref.stdout), golden.vectors[0].sha256)
+        let refReport = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(ref.stderr.utf8))
+        XCTAssertEqual(refReport.backend, "reference")
+        XCTAssertEqual(refReport.dispatch, "forced")
+
+        // --backend NAME: the CPU backend is named "cpu", like the unit kind.
+        let forced = try waihost(["decode", sample, "--model", IntHyperTestSupport.sampleModel, "-o", dir + "/f.rgb",
+                                  "--backend", "cpu:0", "--json", "--plugin-dir", plugins])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        let forcedReport = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(forced.stdout))
+        XCTAssertEqual(forcedReport.dispatch, "forced")
+        XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(dir + "/f.rgb")), golden.vectors[0].sha256)
+    }
+
+    func testEncodeThenDecodeThroughTheCLI() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("encode")
+        XCTAssertEqual(try waihost(["make-picture", "--size", "40x24", "-o", dir + "/p.png"]).status, 0)
+        let model = dir + "/model"
+        let made = try waihost(["make-model", "--seed", "3", "--n", "8", "--m", "12", "-o", model])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertTrue(made.text.contains("id "), made.text)
+        let enc = try waihost(["encode", dir + "/p.png", "--model", model, "-o", dir + "/p.wai", "--unit", "reference"])
+        XCTAssertEqual(enc.status, 0, enc.stderr)
+        XCTAssertTrue(Envelope.isEnvelope(try IntHyperTestSupport.read(dir + "/p.wai")))
+        let raw = try waihost(["encode", dir + "/p.png", "--model", model, "-o", dir + "/p.payload", "--raw", "--unit", "reference"])
+        XCTAssertEqual(raw.status, 0, raw.stderr)
+        let a = try waihost(["decode", dir + "/p.wai", "--model", model, "-o", "-", "--unit", "reference"])
+        let b = try waihost(["decode", dir + "/p.payload", "--model", model, "-o", "-", "--unit", "reference"])
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertEqual(a.stdout, b.stdout)
+        XCTAssertEqual(a.stdout.count, 40 * 24 * 3)
+    }
+
+    func testErrorsAndUsage() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("errors")
+        let model = IntHyperTestSupport.sampleModel
+        // A corrupt envelope: exit 1, the envelope's reason.
+        var bytes = try IntHyperTestSupport.read(IntHyperTestSupport.samples + "/sample.wai")
+        bytes[100] ^= 1
+        try IntHyperTestSupport.write(bytes, dir + "/bad.wai")
+        let bad = try waihost(["decode", dir + "/bad.wai", "--model", model, "-o", dir + "/x.png", "--unit", "reference"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("digest") || bad.stderr.contains("SHA-256"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.png"), "nothing is written for a refused payload")
+        // A non-RGB8 PNG: exit 1, says what it is.
+        var image = try PNGCodec.encode(try SamplePicture.make(width: 4, height: 4))
+        image[25] = 6   // IHDR color type → RGBA (the CRC now fails too, but the IHDR check comes first)
+        try IntHyperTestSupport.write(image, dir + "/rgba.png")
+        let rgba = try waihost(["encode", dir + "/rgba.png", "--model", model, "-o", dir + "/y.wai", "--unit", "reference"])
+        XCTAssertEqual(rgba.status, 1)
+        XCTAssertTrue(rgba.stderr.contains("only RGB8"), rgba.stderr)
+        // Usage errors: exit 2.
+        XCTAssertEqual(try waihost(["decode", "x.wai"]).status, 2)
+        XCTAssertEqual(try waihost(["decode", "x.wai", "--model", model, "-o", "y.png", "--unit", "cpu", "--backend", "cpu"]).status, 2)
+        XCTAssertEqual(try waihost(["make-model", "--seed", "1", "--n", "3", "--m", "8", "-o", dir + "/m"]).status, 2)
+        XCTAssertEqual(try waihost(["encode", "p.png", "--model", model, "-o", "o.wai", "--size", "2x2"]).status, 2)
+        // A payload of another model set.
+        let other = dir + "/other"
+        XCTAssertEqual(try waihost(["make-model", "--seed", "5", "--n", "4", "--m", "4", "-o", other]).status, 0)
+        let wrong = try waihost(["decode", IntHyperTestSupport.samples + "/sample.wai", "--model", other, "-o", "-", "--unit", "reference"])
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.contains("made with model set"), wrong.stderr)
+        XCTAssertTrue(wrong.stdout.isEmpty)
+    }
+}
