@@ -17,6 +17,12 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CVulkan", path: "Sources/CVulkan", pkgConfig: "vulkan",
+                       providers: [.apt(["libvulkan-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "WaiHost", dependencies: ["BackendABI", "COpenSSL", "CPNG"], path: "Sources/WaiHost"),
         .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost"], path: "Sources/WaiHostCLI"),
 

@@ -7,6 +7,9 @@ packages=(
   build-essential pkg-config   # C test plugins and the CPU kernels
   libssl-dev                   # SHA-256 (plugin hashes, model integrity)
   libpng-dev                   # PNG output of decoded pictures
+  libvulkan-dev mesa-vulkan-drivers vulkan-tools glslang-tools spirv-tools libdrm-dev  # Vulkan backend; lavapipe is a real driver on the CPU
+  libmicrohttpd-dev libcurl4-openssl-dev   # relay: loopback server, origin client
+  ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav  # real players in the relay tests
 )
 
 missing=()
