@@ -4,7 +4,8 @@ enum RunGraphCommand: Command {
     static let name = "run-graph"
     static let summary = "run a .whm model graph on the selected unit with seeded inputs"
     static let help = """
-        usage: waihost run-graph MODEL.whm [--unit SEL] [--input-seed N] [--json] [--plugin-dir DIR]...
+        usage: waihost run-graph MODEL.whm|--calibration [--unit SEL] [--input-seed N] [--runs K]
+                                 [--json] [--plugin-dir DIR]...
 
         Loads the model (its certificate is verified), fills every graph input with
         values drawn from a seeded generator inside the input's declared interval (the
@@ -14,6 +15,10 @@ enum RunGraphCommand: Command {
 
           --unit SEL         best (default), reference, cpu, gpu, other, NAME or NAME:INDEX
           --input-seed N     seed of the input generator (default 1)
+          --calibration      run the probe's calibration graph with its fixed inputs
+                             instead of a model (docs/probe.md, "Ranking")
+          --runs K           after one warm-up, time K runs and report the median (default:
+                             one run, no warm-up); compare units by running this per unit
           --json             print one JSON object instead
         \(HostOptions.help)
 
@@ -28,8 +33,9 @@ enum RunGraphCommand: Command {
         var outputs: [OutputHash]
         var outputsSHA256: String
         var elapsedMs: Double
+        var runs: Int
         enum CodingKeys: String, CodingKey {
-            case model, seed, report, outputs, outputsSHA256 = "outputs_sha256", elapsedMs = "elapsed_ms"
+            case model, seed, report, outputs, outputsSHA256 = "outputs_sha256", elapsedMs = "elapsed_ms", runs
         }
     }
 
@@ -43,12 +49,18 @@ enum RunGraphCommand: Command {
         var model: String?
         var selection = UnitSelection.best
         var seed: UInt64 = 1
-        var json = false
+        var json = false, calibration = false
+        var runs = 0
         var options = HostOptions()
         var args = ArgumentCursor(arguments)
         while let a = args.next() {
             switch a {
             case "--unit": selection = try UnitSelection(parsing: try args.value(for: a))
+            case "--calibration": calibration = true
+            case "--runs":
+                let v = try args.value(for: a)
+                guard let k = Int(v), (1...10_000).contains(k) else { throw UsageError(message: "--runs needs an integer in 1…10000, got \(v)") }
+                runs = k
             case "--input-seed":
                 let v = try args.value(for: a)
                 guard let s = UInt64(v) else { throw UsageError(message: "--input-seed needs a non-negative integer, got \(v)") }
@@ -60,14 +72,31 @@ enum RunGraphCommand: Command {
                 model = a
             }
         }
-        guard let model else { throw UsageError(message: "run-graph needs a MODEL.whm") }
+        guard (model == nil) != !calibration else {
+            throw UsageError(message: "run-graph needs a MODEL.whm or --calibration (one of them)")
+        }
 
-        let graph = try ModelContainer.load(path: model)
-        let inputs = seededInputs(graph, seed: seed)
+        let graph: IntegerGraph, inputs: [TensorValue], name: String
+        if let model {
+            graph = try ModelContainer.load(path: model)
+            inputs = seededInputs(graph, seed: seed)
+            name = model
+        } else {
+            let c = try ProbeSuite.calibration()
+            (graph, inputs, name) = (c.graph, c.inputs, "calibration:" + c.name)
+        }
         let host = BackendHost(configuration: options.configuration())
-        let start = monotonicMs()
-        let (outputs, report) = try host.run(graph, inputs: inputs, on: selection)
-        let elapsed = monotonicMs() - start
+        if runs > 0 { _ = try host.run(graph, inputs: inputs, on: selection) }   // warm-up: prepare, caches
+        var outputs: [TensorValue] = [], report: RunReport?
+        var times: [Double] = []
+        for _ in 0..<max(runs, 1) {
+            let start = monotonicMs()
+            (outputs, report) = try host.run(graph, inputs: inputs, on: selection)
+            times.append(monotonicMs() - start)
+        }
+        guard let report else { return ExitCode.failure }
+        times.sort()
+        let elapsed = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
 
         var all: [UInt8] = []
         var hashes: [OutputHash] = []
@@ -78,8 +107,8 @@ enum RunGraphCommand: Command {
             hashes.append(OutputHash(tensor: spec.name, shape: [o.shape.channels, o.shape.height, o.shape.width],
                                      sha256: SHA256.hex(bytes)))
         }
-        let result = Result(model: model, seed: seed, report: report, outputs: hashes,
-                            outputsSHA256: SHA256.hex(all), elapsedMs: elapsed)
+        let result = Result(model: name, seed: seed, report: report, outputs: hashes,
+                            outputsSHA256: SHA256.hex(all), elapsedMs: elapsed, runs: times.count)
         if json {
             Output.out(try JSON.text(result))
         } else {
@@ -91,7 +120,7 @@ enum RunGraphCommand: Command {
             Output.out("reason:   \(report.reason)")
             for h in hashes { Output.out("output \(h.tensor) \(h.shape.map(String.init).joined(separator: "×")): sha256 \(h.sha256)") }
             Output.out("outputs sha256: \(result.outputsSHA256)")
-            Output.out("elapsed: \(Double(Int(elapsed * 100)) / 100) ms")
+            Output.out("elapsed: \(Double(Int(elapsed * 100)) / 100) ms" + (runs > 0 ? " (median of \(runs) runs after a warm-up)" : ""))
         }
         return ExitCode.ok
     }
