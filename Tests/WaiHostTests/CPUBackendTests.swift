@@ -196,7 +196,7 @@ final class CPUBackendTests: XCTestCase {
 
     func testConvolutionsBothWidths() throws {
         let backends = try backends()
-        var rng = SeededRandom(seed: 0xC0_2D)
+        var rng = SplitMix64(seed: 0xC0_2D)
         for k in 0..<48 {
             let c = try GraphCases.conv(&rng, transposed: k % 2 == 1, wide: k % 4 >= 2)
             try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
@@ -205,7 +205,7 @@ final class CPUBackendTests: XCTestCase {
 
     func testElementwiseOpsBothWidths() throws {
         let backends = try backends()
-        var rng = SeededRandom(seed: 0xE1E)
+        var rng = SplitMix64(seed: 0xE1E)
         for k in 0..<12 {
             let wide = k % 2 == 1
             for c in try [GraphCases.requantize(&rng, wide: wide), GraphCases.add(&rng, wide: wide),
@@ -218,7 +218,7 @@ final class CPUBackendTests: XCTestCase {
 
     func testInverseGDNBothWidths() throws {
         let backends = try backends()
-        var rng = SeededRandom(seed: 0x6D4)
+        var rng = SplitMix64(seed: 0x6D4)
         for k in 0..<16 {
             let c = try GraphCases.inverseGDN(&rng, wide: k % 2 == 1, int16Math: k % 4 < 2)
             try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
@@ -256,7 +256,7 @@ final class CPUBackendTests: XCTestCase {
     /// share the backend's thread pool.
     func testConcurrentRunsOfDifferentGraphs() throws {
         guard let plugin = try load(isa: nil) else { return XCTFail("no path") }
-        var rng = SeededRandom(seed: 0xC0C0)
+        var rng = SplitMix64(seed: 0xC0C0)
         let cases = try (0..<4).map { k in try GraphCases.conv(&rng, transposed: k % 2 == 0, wide: k == 3) }
         let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
         let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
@@ -275,7 +275,7 @@ final class CPUBackendTests: XCTestCase {
     /// output_pad 1) with requantize after each and inverse GDN between.
     func testSynthesisShapedGraph() throws {
         let backends = try backends()
-        var rng = SeededRandom(seed: 0x5A17)
+        var rng = SplitMix64(seed: 0x5A17)
         let channels = [24, 16, 16, 16, 3]
         var b = GraphBuilder()
         let latent = b.input("y_hat", Shape(channels[0], 3, 4), storage: .narrow, interval: Interval(lo: -512, hi: 511))
@@ -316,25 +316,6 @@ final class ResultBox: @unchecked Sendable {
     }
 }
 
-/// SplitMix64: a reproducible stream for the seeded cases.
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        let span = UInt64(range.upperBound - range.lowerBound) + 1
-        return range.lowerBound + Int(next() % span)
-    }
-    /// True one time in `n`.
-    mutating func oneIn(_ n: Int) -> Bool { next() % UInt64(n) == 0 }
-}
-
 /// Seeded graphs for one op each, with parameters kept inside what the certificate allows
 /// (docs/integer-ops.md §5). "wide" puts the op's input outside int16, so the backend's
 /// 32-bit kernels run; otherwise its input is narrow and the 16-bit kernels run.
@@ -346,7 +327,7 @@ enum GraphCases {
     }
 
     /// Values inside `iv`, with both ends and zero well represented.
-    static func values(_ rng: inout SeededRandom, count: Int, _ iv: Interval) -> [Int32] {
+    static func values(_ rng: inout SplitMix64, count: Int, _ iv: Interval) -> [Int32] {
         (0..<count).map { _ in
             switch rng.int(0...7) {
             case 0: return Int32(iv.lo)
@@ -357,7 +338,7 @@ enum GraphCases {
         }
     }
 
-    static func inputInterval(_ rng: inout SeededRandom, wide: Bool, magnitude: Int) -> Interval {
+    static func inputInterval(_ rng: inout SplitMix64, wide: Bool, magnitude: Int) -> Interval {
         if wide {
             let a = Int64(max(magnitude, 40000))
             return rng.oneIn(3) ? Interval(lo: -a, hi: Int64(rng.int(-100...100))) : Interval(lo: -a / 2, hi: a)
@@ -371,7 +352,7 @@ enum GraphCases {
         }
     }
 
-    static func single(_ name: String, _ b: GraphBuilder, _ outputs: [Int], _ rng: inout SeededRandom) throws -> Case {
+    static func single(_ name: String, _ b: GraphBuilder, _ outputs: [Int], _ rng: inout SplitMix64) throws -> Case {
         let graph = try b.build(outputs: outputs)
         let inputs = graph.inputs.map { t in
             TensorValue(shape: graph.tensors[t].shape, values: values(&rng, count: graph.tensors[t].shape.count, graph.tensors[t].interval))
@@ -379,7 +360,7 @@ enum GraphCases {
         return Case(name: name, graph: graph, inputs: inputs)
     }
 
-    static func conv(_ rng: inout SeededRandom, transposed: Bool, wide: Bool) throws -> Case {
+    static func conv(_ rng: inout SplitMix64, transposed: Bool, wide: Bool) throws -> Case {
         let cin = rng.int(1...(rng.oneIn(3) ? 19 : 6)), cout = rng.int(1...(rng.oneIn(3) ? 21 : 6))
         let big = rng.oneIn(4)
         let kh = rng.int(1...(big ? 11 : 5)), kw = rng.int(1...(big ? 11 : 5))
@@ -422,7 +403,7 @@ enum GraphCases {
 
     /// Per-channel multipliers and shifts for inputs bounded by ±bound, so that x·m and
     /// x·m + 2^(s−1) stay in int32.
-    static func requantizeParams(_ rng: inout SeededRandom, channels: Int, bound: Int, narrow: Bool) -> RequantizeParams {
+    static func requantizeParams(_ rng: inout SplitMix64, channels: Int, bound: Int, narrow: Bool) -> RequantizeParams {
         var m: [Int32] = [], s: [Int32] = []
         for _ in 0..<channels {
             let shift = rng.int(0...31)
@@ -436,11 +417,11 @@ enum GraphCases {
         return RequantizeParams(multiplier: m, shift: s, lo: lo, hi: hi)
     }
 
-    static func shape(_ rng: inout SeededRandom) -> Shape {
+    static func shape(_ rng: inout SplitMix64) -> Shape {
         Shape(rng.int(1...5), rng.int(1...9), rng.int(1...(rng.oneIn(2) ? 70 : 9)))
     }
 
-    static func requantize(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+    static func requantize(_ rng: inout SplitMix64, wide: Bool) throws -> Case {
         let s = shape(&rng)
         let iv = inputInterval(&rng, wide: wide, magnitude: wide ? rng.int(40000...2_000_000) : 32767)
         var b = GraphBuilder()
@@ -450,7 +431,7 @@ enum GraphCases {
         return try single("requantize \(s) x∈\(iv)", b, [y], &rng)
     }
 
-    static func add(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+    static func add(_ rng: inout SplitMix64, wide: Bool) throws -> Case {
         let s = shape(&rng)
         var b = GraphBuilder()
         let ia = inputInterval(&rng, wide: wide, magnitude: wide ? 1_000_000_000 : 32767)
@@ -461,7 +442,7 @@ enum GraphCases {
         return try single("add \(s) a∈\(ia) b∈\(ib)", b, [z], &rng)
     }
 
-    static func clamp(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+    static func clamp(_ rng: inout SplitMix64, wide: Bool) throws -> Case {
         let s = shape(&rng)
         let iv = inputInterval(&rng, wide: wide, magnitude: wide ? 2_000_000_000 : 32767)
         var b = GraphBuilder()
@@ -472,7 +453,7 @@ enum GraphCases {
         return try single("clamp \(s) [\(lo), \(hi)] x∈\(iv)", b, [y], &rng)
     }
 
-    static func depthToSpace(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+    static func depthToSpace(_ rng: inout SplitMix64, wide: Bool) throws -> Case {
         let r = rng.int(2...3)
         let s = Shape(rng.int(1...3) * r * r, rng.int(1...6), rng.int(1...20))
         let iv = inputInterval(&rng, wide: wide, magnitude: wide ? 2_000_000_000 : 32767)
@@ -482,7 +463,7 @@ enum GraphCases {
         return try single("depth_to_space \(s) r\(r)", b, [y], &rng)
     }
 
-    static func concat(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+    static func concat(_ rng: inout SplitMix64, wide: Bool) throws -> Case {
         let h = rng.int(1...7), w = rng.int(1...30)
         var b = GraphBuilder()
         var parts: [Int] = []
@@ -495,7 +476,7 @@ enum GraphCases {
         return try single("concat of \(parts.count) at \(h)×\(w)", b, [y], &rng)
     }
 
-    static func lookup(_ rng: inout SeededRandom, wide: Bool) throws -> Case {
+    static func lookup(_ rng: inout SplitMix64, wide: Bool) throws -> Case {
         let s = shape(&rng)
         let length = rng.oneIn(4) ? 65536 : rng.int(1...300)
         let iv = inputInterval(&rng, wide: wide, magnitude: wide ? 1_000_000 : 32767)
@@ -515,7 +496,7 @@ enum GraphCases {
     }
 
     /// `int16Math`: squares and gamma both fit int16, the backend's 16-bit dot-product path.
-    static func inverseGDN(_ rng: inout SeededRandom, wide: Bool, int16Math: Bool) throws -> Case {
+    static func inverseGDN(_ rng: inout SplitMix64, wide: Bool, int16Math: Bool) throws -> Case {
         let c = rng.int(1...(rng.oneIn(2) ? 21 : 5))
         let s = Shape(c, rng.int(1...6), rng.int(1...(rng.oneIn(2) ? 120 : 9)))
         let a = wide ? rng.int(32768...46340) : rng.int(1...32767)

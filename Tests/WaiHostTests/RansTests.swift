@@ -15,7 +15,7 @@ final class RansTests: XCTestCase {
     }
 
     func testRoundTripEveryPrecision() throws {
-        var rng = RansTestRNG(seed: 1)
+        var rng = SplitMix64(seed: 1)
         for p in 1...16 {
             for _ in 0..<6 {
                 let k = 1 + rng.below(min(1 << p, 300))
@@ -27,7 +27,7 @@ final class RansTests: XCTestCase {
     }
 
     func testRoundTripAlphabetSizes() throws {
-        var rng = RansTestRNG(seed: 2)
+        var rng = SplitMix64(seed: 2)
         for k in [1, 2, 3, 4, 5, 7, 16, 31, 64, 100, 255, 256, 257, 1000, 2048, 4095, 4096] {
             for p in [12, 14, 16] where k <= 1 << p {
                 let table = try randomTable(&rng, precision: p, symbolCount: k)
@@ -39,7 +39,7 @@ final class RansTests: XCTestCase {
 
     /// K = 2^p: every symbol has frequency 1 (the table is uniform and full).
     func testEveryFrequencyOne() throws {
-        var rng = RansTestRNG(seed: 3)
+        var rng = SplitMix64(seed: 3)
         for p in [1, 2, 5, 8, 12] {
             let k = 1 << p
             let table = try FrequencyTable(precision: p, frequencies: Array(repeating: 1, count: k),
@@ -51,7 +51,7 @@ final class RansTests: XCTestCase {
 
     /// Frequency-1 symbols next to a dominant one, coded often: the tightest x_max case.
     func testSkewedTablesWithFrequencyOneSymbols() throws {
-        var rng = RansTestRNG(seed: 4)
+        var rng = SplitMix64(seed: 4)
         let table = try FrequencyTable(precision: 16, frequencies: [65533, 1, 1, 1], escapeSymbol: 3, offset: 0)
         var values: [Int32] = []
         for _ in 0..<5000 { values.append(Int32(rng.below(3))) }          // rare symbols often
@@ -83,7 +83,7 @@ final class RansTests: XCTestCase {
         var sequence: [(Int32, FrequencyTable)] = []
         for table in tables { for v in extremes { sequence.append((v, table)) } }
         try assertRoundTrip(sequence, "extremes")
-        var rng = RansTestRNG(seed: 5)
+        var rng = SplitMix64(seed: 5)
         let random = (0..<3000).map { _ in
             (Int32(truncatingIfNeeded: rng.next()), tables[rng.below(tables.count)])
         }
@@ -92,7 +92,7 @@ final class RansTests: XCTestCase {
 
     /// Per-value table selection, as the Gaussian-conditional decoder does by scale index.
     func testPerValueTableSwitching() throws {
-        var rng = RansTestRNG(seed: 6)
+        var rng = SplitMix64(seed: 6)
         var tables: [FrequencyTable] = []
         for i in 0..<24 {
             tables.append(try randomTable(&rng, precision: 1 + i % 16, symbolCount: 1 + rng.below(min(1 << (1 + i % 16), 80))))
@@ -106,7 +106,7 @@ final class RansTests: XCTestCase {
     }
 
     func testDecodeCountMatchesSingleDecodes() throws {
-        var rng = RansTestRNG(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let table = try randomTable(&rng, precision: 11, symbolCount: 40)
         let values = randomValues(&rng, table: table, count: 500)
         var encoder = RansEncoder()
@@ -228,7 +228,7 @@ final class RansTests: XCTestCase {
     }
 
     func testEveryTruncationIsDetected() throws {
-        var rng = RansTestRNG(seed: 8)
+        var rng = SplitMix64(seed: 8)
         let tables = [try randomTable(&rng, precision: 12, symbolCount: 30),
                       try randomTable(&rng, precision: 3, symbolCount: 5),
                       try FrequencyTable(precision: 16, frequencies: [65535, 1], escapeSymbol: 1, offset: 0)]
@@ -252,7 +252,7 @@ final class RansTests: XCTestCase {
     /// Bit flips: either a clear error, or an accepted stream that re-encodes to itself
     /// (every accepted stream is canonical, §3), never a crash.
     func testBitFlipsGiveErrorsOrCanonicalStreams() throws {
-        var rng = RansTestRNG(seed: 9)
+        var rng = SplitMix64(seed: 9)
         let table = try randomTable(&rng, precision: 10, symbolCount: 12)
         let values = randomValues(&rng, table: table, count: 120)
         let bytes = encode(values.map { ($0, table) })
@@ -326,7 +326,7 @@ final class RansTests: XCTestCase {
     }
 
     /// Random frequencies ≥ 1 summing to 2^p, often very skewed.
-    private func randomTable(_ rng: inout RansTestRNG, precision p: Int, symbolCount k: Int) throws -> FrequencyTable {
+    private func randomTable(_ rng: inout SplitMix64, precision p: Int, symbolCount k: Int) throws -> FrequencyTable {
         let total = 1 << p
         var freqs = Array(repeating: 1, count: k)
         let weights = (0..<k).map { _ in 1 << rng.below(12) }
@@ -344,7 +344,7 @@ final class RansTests: XCTestCase {
     }
 
     /// Mostly direct values, some escapes near the range and some far outside it.
-    private func randomValues(_ rng: inout RansTestRNG, table: FrequencyTable, count: Int) -> [Int32] {
+    private func randomValues(_ rng: inout SplitMix64, table: FrequencyTable, count: Int) -> [Int32] {
         (0..<count).map { _ in
             let r = rng.below(100)
             let lo = table.lowestDirectValue, hi = table.highestDirectValue
@@ -358,18 +358,4 @@ final class RansTests: XCTestCase {
         let digits = Array("0123456789abcdef")
         return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }
-}
-
-/// SplitMix64: a seeded, platform-independent generator so failures reproduce.
-private struct RansTestRNG {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

@@ -326,7 +326,7 @@ final class ReferenceTests: XCTestCase {
     }
 
     func testConvLoopsMatchLiteralFormulas() throws {
-        var rng = SplitMix(seed: 0x5eed)
+        var rng = SplitMix64(seed: 0x5eed)
         for trial in 0..<60 {
             let transposed = trial % 2 == 1
             let kh = 1 + rng.below(5), kw = 1 + rng.below(5)
@@ -376,7 +376,7 @@ extension ReferenceTests {
     }
 
     func testInverseGDNLoopsMatchLiteralFormula() throws {
-        var rng = SplitMix(seed: 0x6d6e)
+        var rng = SplitMix64(seed: 0x6d6e)
         for trial in 0..<30 {
             let c = 1 + rng.below(4), h = 1 + rng.below(3), w = 1 + rng.below(3)
             let bound = Int64(1 + rng.below(300))
@@ -392,18 +392,4 @@ extension ReferenceTests {
             XCTAssertEqual(try ReferenceInterpreter.run(g, inputs: [x])[0].values, literalInverseGDN(x, p), "trial \(trial)")
         }
     }
-}
-
-/// A tiny deterministic generator for test data (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

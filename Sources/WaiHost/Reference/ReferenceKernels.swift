@@ -1,8 +1,9 @@
 // One function per op of docs/integer-ops.md §4, written from the formulas. Every
 // intermediate is formed in Int64 and checked against int32 before it is used, so a wrong
 // certificate shows up as ReferenceError.overflow, never as a wrapped value or a trap.
-// Loops run over contiguous planes through buffer pointers only so that a whole synthesis
-// graph finishes in seconds; the index arithmetic is the formulas' own.
+// Loops run over contiguous planes through buffer pointers, and the innermost ones are
+// plain while loops, only so that a whole synthesis graph finishes in seconds (and a debug
+// build is not hopeless); the index arithmetic is the formulas' own.
 //
 // The accumulating loops use wrapping operators (&+, &*) because they provably cannot wrap,
 // and Swift's overflow traps would otherwise dominate their cost: an accumulator holds an
@@ -72,11 +73,13 @@ enum ReferenceKernels {
                                         if r < 0 || r >= h { continue }
                                         let xRow = (c * h + r) * w + v - pad
                                         let yRow = i * wo
-                                        for j in cols {
+                                        var j = cols.lowerBound
+                                        while j < cols.upperBound {
                                             let sum = acc[yRow &+ j] &+ wt &* Int64(x[xRow &+ j &* s])
                                             acc[yRow &+ j] = sum
-                                            lo = min(lo, sum)
-                                            hi = max(hi, sum)
+                                            if sum < lo { lo = sum }
+                                            if sum > hi { hi = sum }
+                                            j &+= 1
                                         }
                                     }
                                     if lo < Int64(Int32.min) || hi > Int64(Int32.max) {
@@ -120,11 +123,14 @@ enum ReferenceKernels {
                                         if i < 0 || i >= ho { continue }
                                         let xRow = (c * h + a) * w
                                         let yRow = i * wo + v - pad
-                                        for bb in cols {
-                                            let sum = acc[yRow &+ bb &* s] &+ wt &* Int64(x[xRow &+ bb])
-                                            acc[yRow &+ bb &* s] = sum
-                                            lo = min(lo, sum)
-                                            hi = max(hi, sum)
+                                        var bb = cols.lowerBound
+                                        while bb < cols.upperBound {
+                                            let k = yRow &+ bb &* s
+                                            let sum = acc[k] &+ wt &* Int64(x[xRow &+ bb])
+                                            acc[k] = sum
+                                            if sum < lo { lo = sum }
+                                            if sum > hi { hi = sum }
+                                            bb &+= 1
                                         }
                                     }
                                     if lo < Int64(Int32.min) || hi > Int64(Int32.max) {
@@ -234,8 +240,8 @@ enum ReferenceKernels {
                         for pos in 0..<plane {
                             let sum = n[pos] &+ g &* Int64(sqp[base &+ pos])
                             n[pos] = sum
-                            lo = min(lo, sum)
-                            hi = max(hi, sum)
+                            if sum < lo { lo = sum }
+                            if sum > hi { hi = sum }
                         }
                         if lo < Int64(Int32.min) || hi > Int64(Int32.max) {
                             throw planeOverflow(n, base: c * plane, site: site, "partial sum of n")
