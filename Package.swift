@@ -7,9 +7,11 @@ let package = Package(
     name: "WaiHost",
     products: [
         .library(name: "WaiHost", targets: ["WaiHost"]),
+        .library(name: "Relay", targets: ["Relay"]),
         .executable(name: "waihost", targets: ["WaiHostCLI"]),
         // Each backend is a shared object installed into plugins.d (docs/backend-abi.md §1).
         .library(name: "WaiCPUBackend", type: .dynamic, targets: ["CPUBackend"]),
+        .library(name: "WaiVulkanBackend", type: .dynamic, targets: ["VulkanBackend"]),
     ],
     targets: [
         .target(name: "BackendABI", path: "Sources/BackendABI"),
@@ -23,15 +25,30 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "COpenSSL", "CPNG"], path: "Sources/WaiHost"),
-        .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost"], path: "Sources/WaiHostCLI"),
+        // SHA-256, Ed25519, hex and key files over OpenSSL: one wrapper for the host and the relay.
+        .target(name: "WaiCrypto", dependencies: ["COpenSSL"], path: "Sources/WaiCrypto"),
+        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG"], path: "Sources/WaiHost"),
+        .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
+        .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost", "Relay"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",
                 cSettings: [.unsafeFlags(["-O3"])]),
-        .target(name: "CPUBackend", dependencies: ["BackendABI", "CPUKernels"],
+        .target(name: "BackendDescriptor", dependencies: ["BackendABI"], path: "Sources/BackendDescriptor"),
+        .target(name: "CPUBackend", dependencies: ["BackendABI", "BackendDescriptor", "CPUKernels"],
                 path: "Plugins/CPUBackend/Plugin"),
+
+        // The Vulkan backend: libvulkan is dlopen'ed (VulkanRuntime), never linked, so the
+        // plugin loads without a loader; its GLSL is compiled to SPIR-V at build time.
+        .executableTarget(name: "ShaderCompiler", path: "Tools/ShaderCompiler"),
+        .plugin(name: "ShaderPlugin", capability: .buildTool(), dependencies: ["ShaderCompiler"],
+                path: "Tools/ShaderPlugin"),
+        .target(name: "VulkanRuntime", path: "Plugins/VulkanBackend/Runtime",
+                linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "VulkanBackend", dependencies: ["BackendABI", "BackendDescriptor", "VulkanRuntime"],
+                path: "Plugins/VulkanBackend/Plugin", plugins: ["ShaderPlugin"]),
 
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
                     path: "Tests/WaiHostTests"),
+        .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
     ]
 )

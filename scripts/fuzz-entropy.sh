@@ -19,7 +19,7 @@ mkdir -p "$out/artifacts"
 
 sources_for() {
   case "$1" in
-    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiHost/Envelope/*.swift Sources/WaiHost/Support/SHA256.swift ;;
+    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiHost/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift ;;
     rans)     echo Tests/Fuzz/envelope/RansFuzz.swift Sources/WaiHost/Entropy/*.swift ;;
     *) echo "unknown fuzz target '$1' (envelope, rans)" >&2; return 1 ;;
   esac

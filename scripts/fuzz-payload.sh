@@ -23,7 +23,7 @@ w=Sources/WaiHost
 sources=($w/Capabilities/GraphRunner.swift $w/Capabilities/CapabilityRegistry.swift $w/Capabilities/LocalFile.swift
          $(ls $w/Capabilities/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport)
          $w/Image/RGB8Image.swift $w/Entropy/*.swift $w/Envelope/*.swift $w/Graph/*.swift $w/Model/*.swift
-         $w/Reference/*.swift $w/Support/SHA256.swift $w/Dispatch/RunReport.swift $w/Dispatch/HostError.swift
+         $w/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift $w/Dispatch/RunReport.swift $w/Dispatch/HostError.swift
          $w/Probe/SplitMix64.swift Tests/Fuzz/payload/PayloadFixture.swift)
 
 if ! swiftc -O -parse-as-library -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \

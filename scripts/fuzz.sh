@@ -21,7 +21,7 @@ mkdir -p "$out/artifacts" "$out/corpus"
 
 # The sources decode needs, plus the reference interpreter the harness runs accepted graphs on.
 sources=(Sources/WaiHost/Graph/*.swift Sources/WaiHost/Model/*.swift Sources/WaiHost/Reference/*.swift
-         Sources/WaiHost/Support/SHA256.swift)
+         Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift)
 
 if ! swiftc -O -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
      Tests/Fuzz/model/CorpusGenerator.swift -lcrypto -o "$out/corpus-generator" >"$out/generator-build.log" 2>&1; then

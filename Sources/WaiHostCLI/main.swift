@@ -12,8 +12,11 @@ let commands: [Command.Type] = [
     BenchCommand.self,
     MakeModelCommand.self,
     MakePictureCommand.self,
+    SealCommand.self,
+    KeygenCommand.self,
     VersionCommand.self,
     ProbeWorkerCommand.self,
+    RelayCommand.self,
 ]
 
 func mainHelp() -> String {

@@ -1,4 +1,5 @@
 import BackendABI
+import BackendDescriptor
 import CPUKernels
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import BackendABI
+import BackendDescriptor
 import CPUKernels
 
 /// One kernel call of a run. Tensor operands are graph tensor indices.

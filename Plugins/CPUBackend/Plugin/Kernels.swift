@@ -1,3 +1,4 @@
+import BackendDescriptor
 import CPUKernels
 
 /// A conv or inverse GDN the C kernels prepared: packed weights and per-thread scratch.

@@ -1,4 +1,5 @@
 import BackendABI
+import BackendDescriptor
 import CPUKernels
 
 /// A graph prepared for the CPU unit: its kernels, its buffers, and the tensor metadata a

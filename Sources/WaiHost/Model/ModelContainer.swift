@@ -58,8 +58,8 @@ public enum ModelContainer {   // the .whm file, docs/model-container.md
         let stored = Array(bytes[bodyEnd...])
         let computed = SHA256.digest(bytes[0..<bodyEnd])
         guard stored == computed else {
-            throw ModelContainerError.checksumMismatch(source: source, stored: SHA256.hexString(stored),
-                                                       computed: SHA256.hexString(computed))
+            throw ModelContainerError.checksumMismatch(source: source, stored: Hex.encode(stored),
+                                                       computed: Hex.encode(computed))
         }
 
         let tensorCount = try r.count("header.tensor_count", 1...maxTensors)

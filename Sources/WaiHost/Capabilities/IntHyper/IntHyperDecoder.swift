@@ -65,7 +65,7 @@ public struct IntHyperDecoder {
         let set = modelSet
         let start = Stopwatch.now()
         guard payload.modelSetID == set.id else {
-            throw IntHyperPayloadError.modelSetMismatch(payload: SHA256.hexString(payload.modelSetID), modelSet: set.idHex,
+            throw IntHyperPayloadError.modelSetMismatch(payload: Hex.encode(payload.modelSetID), modelSet: set.idHex,
                                                         name: set.name, version: set.version)
         }
         let inst = try Self.instance(set, width: payload.width, height: payload.height)

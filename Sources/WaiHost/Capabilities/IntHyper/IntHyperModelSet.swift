@@ -29,7 +29,7 @@ public struct IntHyperModelSet: Sendable {
     public let synthesis: IntegerGraph
     public let analysis: Analysis?
 
-    public var idHex: String { SHA256.hexString(id) }
+    public var idHex: String { Hex.encode(id) }
     /// N: channels of z.
     public var hyperChannels: Int { hyperSynthesis.tensors[hyperSynthesis.inputs[0]].shape.channels }
     /// M: channels of y.

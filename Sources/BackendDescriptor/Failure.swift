@@ -2,18 +2,20 @@ import BackendABI
 
 /// A refused call: the ABI status and the one-line message for the caller's buffer
 /// (docs/backend-abi.md §4).
-struct BackendFailure: Error {
-    let status: wai_status
-    let message: String
+package struct BackendFailure: Error {
+    package let status: wai_status
+    package let message: String
 
-    static func invalid(_ message: String) -> BackendFailure { .init(status: WAI_ERR_INVALID_ARGUMENT, message: message) }
-    static func unsupported(_ message: String) -> BackendFailure { .init(status: WAI_ERR_UNSUPPORTED, message: message) }
-    static func outOfMemory(_ message: String) -> BackendFailure { .init(status: WAI_ERR_OUT_OF_MEMORY, message: message) }
+    package init(status: wai_status, message: String) { self.status = status; self.message = message }
+
+    package static func invalid(_ message: String) -> BackendFailure { .init(status: WAI_ERR_INVALID_ARGUMENT, message: message) }
+    package static func unsupported(_ message: String) -> BackendFailure { .init(status: WAI_ERR_UNSUPPORTED, message: message) }
+    package static func outOfMemory(_ message: String) -> BackendFailure { .init(status: WAI_ERR_OUT_OF_MEMORY, message: message) }
 }
 
 /// Writes `message` NUL-terminated into the caller-owned buffer, truncated to `capacity − 1`
 /// bytes without splitting a UTF-8 sequence. Nothing is written when there is no room.
-func writeMessage(_ message: String, to buffer: UnsafeMutablePointer<CChar>?, capacity: Int) {
+package func writeMessage(_ message: String, to buffer: UnsafeMutablePointer<CChar>?, capacity: Int) {
     guard let buffer, capacity > 0 else { return }
     var bytes = Array(message.utf8.prefix(capacity - 1))
     if bytes.count == capacity - 1, bytes.count < message.utf8.count {
@@ -26,7 +28,7 @@ func writeMessage(_ message: String, to buffer: UnsafeMutablePointer<CChar>?, ca
 }
 
 /// Runs one ABI call's body, turning a thrown failure into its status and message.
-func reporting(_ err: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: () throws -> Void) -> wai_status {
+package func reporting(_ err: UnsafeMutablePointer<CChar>?, _ capacity: Int, backend: String = "cpu", _ body: () throws -> Void) -> wai_status {
     do {
         try body()
         return WAI_OK
@@ -34,7 +36,7 @@ func reporting(_ err: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: () 
         writeMessage(failure.message, to: err, capacity: capacity)
         return failure.status
     } catch {
-        writeMessage("cpu backend: \(error)", to: err, capacity: capacity)
+        writeMessage("\(backend) backend: \(error)", to: err, capacity: capacity)
         return WAI_ERR_INTERNAL
     }
 }

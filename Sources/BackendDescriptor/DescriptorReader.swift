@@ -1,12 +1,15 @@
+// Shared by the backend plugins written in Swift (CPU, Vulkan): the descriptor is read
+// and validated once, the same way, whichever backend prepares it.
+
 import BackendABI
 
 /// Reads a wai_graph_desc into a GraphSpec, checking every size, count, index, parameter
 /// range and shape of docs/integer-ops.md §1 and §4 before anything is allocated. Arrays of
 /// structs are strided by their elements' struct_size (docs/backend-abi.md §2.3).
-enum DescriptorReader {
-    static let maxElements = 1 << 28
+package enum DescriptorReader {
+    package static let maxElements = 1 << 28
 
-    static func read(_ graph: UnsafePointer<wai_graph_desc>) throws -> GraphSpec {
+    package static func read(_ graph: UnsafePointer<wai_graph_desc>) throws -> GraphSpec {
         let raw = UnsafeRawPointer(graph)
         let size = raw.loadUnaligned(as: Int.self)
         guard size >= MemoryLayout<wai_graph_desc>.size else {
@@ -51,7 +54,7 @@ enum DescriptorReader {
     }
 
     /// Elements of a host array of ABI structs, each at least the 1.0 size, all the same size.
-    static func structArray<T: BitwiseCopyable>(_ pointer: UnsafePointer<T>?, _ count: Int, _ what: String) throws -> [T] {
+    package static func structArray<T: BitwiseCopyable>(_ pointer: UnsafePointer<T>?, _ count: Int, _ what: String) throws -> [T] {
         guard count > 0 else { return [] }
         guard let pointer else { throw BackendFailure.invalid("\(what): NULL array with \(count) elements") }
         let raw = UnsafeRawPointer(pointer)

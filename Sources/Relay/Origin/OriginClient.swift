@@ -1,0 +1,202 @@
+// The origin side: libcurl fetches whole objects into memory, follows redirects and reports
+// the URL it ended at, because relative URIs in a playlist resolve against that URL.
+
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum OriginError: Error, Equatable, CustomStringConvertible {
+    /// libcurl could not complete the transfer (connection refused, timeout, bad URL ...).
+    case transport(url: String, code: Int, message: String)
+    /// The origin answered with an HTTP error status.
+    case status(url: String, status: Int)
+    /// The object is larger than the relay's per-object bound.
+    case tooLarge(url: String, limit: Int)
+    /// The session ended while the transfer ran.
+    case cancelled(url: String)
+
+    public var description: String {
+        switch self {
+        case .transport(let url, let code, let message): return "origin \(url): transfer failed (curl \(code)): \(message)"
+        case .status(let url, let status): return "origin \(url): HTTP \(status)"
+        case .tooLarge(let url, let limit): return "origin \(url): larger than the \(limit)-byte object bound"
+        case .cancelled(let url): return "origin \(url): cancelled, session ended"
+        }
+    }
+
+    /// A short code for the relay's withhold header and the observer.
+    public var code: String {
+        switch self {
+        case .transport: return "origin_unreachable"
+        case .status: return "origin_status"
+        case .tooLarge: return "too_large"
+        case .cancelled: return "session_ended"
+        }
+    }
+}
+
+/// One whole object from the origin.
+public struct OriginResponse: Sendable {
+    public var body: [UInt8]
+    /// SHA-256 of `body`, computed while it arrived (so hashing overlaps the transfer).
+    public var sha256: [UInt8]
+    /// The URL after redirects.
+    public var effectiveURL: String
+    public var status: Int
+    public var contentType: String?
+}
+
+public struct OriginLimits: Sendable {
+    public var connectTimeoutSeconds: Int = 10
+    /// The whole transfer, so a stalled origin gives the player a definite answer.
+    public var transferTimeoutSeconds: Int = 30
+    public var maxObjectBytes: Int = 64 << 20
+    public var maxRedirects: Int = 10
+    public init() {}
+}
+
+/// Fetches through a small pool of easy handles, which keeps the origin's connections alive
+/// across requests (a player fetches segment after segment from one host).
+public final class OriginClient: @unchecked Sendable {
+    public let limits: OriginLimits
+    private let lock = Mutex()
+    private var idle: [UnsafeMutableRawPointer] = []
+
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    public init(limits: OriginLimits = OriginLimits()) {
+        _ = Self.globalInit
+        self.limits = limits
+    }
+
+    deinit { for h in idle { curl_easy_cleanup(h) } }
+
+    /// GET `url` whole. `cancelled` is polled during the transfer.
+    public func fetch(_ url: String, cancelled: @escaping @Sendable () -> Bool = { false }) throws -> OriginResponse {
+        guard let handle = take() else {
+            throw OriginError.transport(url: url, code: -1, message: "curl_easy_init failed")
+        }
+        let sink = TransferSink(limit: limits.maxObjectBytes, cancelled: cancelled)
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { eb in
+            curl_easy_reset(handle)
+            _ = waih_curl_setopt_string(handle, CURLOPT_URL, url)
+            _ = waih_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+            _ = waih_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+            _ = waih_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+            _ = waih_curl_setopt_long(handle, CURLOPT_MAXREDIRS, limits.maxRedirects)
+            _ = waih_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            _ = waih_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, limits.connectTimeoutSeconds)
+            _ = waih_curl_setopt_long(handle, CURLOPT_TIMEOUT, limits.transferTimeoutSeconds)
+            _ = waih_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            _ = waih_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(eb.baseAddress))
+            let ctx = Unmanaged.passUnretained(sink).toOpaque()
+            _ = waih_curl_setopt_write_function(handle, writeCallback)
+            _ = waih_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, ctx)
+            _ = waih_curl_setopt_xferinfo_function(handle, progressCallback)
+            _ = waih_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, ctx)
+            return withExtendedLifetime(sink) { curl_easy_perform(handle) }
+        }
+        defer { give(handle) }
+        if sink.overflowed { throw OriginError.tooLarge(url: url, limit: limits.maxObjectBytes) }
+        if sink.wasCancelled { throw OriginError.cancelled(url: url) }
+        guard code == CURLE_OK else {
+            var message = String(cString: errorBuffer)
+            if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
+            throw OriginError.transport(url: url, code: Int(code.rawValue), message: message)
+        }
+        var status = 0
+        _ = waih_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafeMutablePointer<CChar>? = nil
+        _ = waih_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+        var type: UnsafeMutablePointer<CChar>? = nil
+        _ = waih_curl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &type)
+        let effectiveURL = effective.map { String(cString: $0) } ?? url
+        guard (200..<300).contains(status) else {
+            throw OriginError.status(url: effectiveURL, status: status)
+        }
+        return OriginResponse(body: sink.bytes, sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
+                              contentType: type.map { String(cString: $0) })
+    }
+
+    private func take() -> UnsafeMutableRawPointer? {
+        if let h = lock.locked({ idle.popLast() }) { return h }
+        return curl_easy_init()
+    }
+
+    private func give(_ handle: UnsafeMutableRawPointer) {
+        let keep = lock.locked { () -> Bool in
+            guard idle.count < 16 else { return false }
+            idle.append(handle)
+            return true
+        }
+        if !keep { curl_easy_cleanup(handle) }
+    }
+}
+
+/// The body as it arrives, in one malloc'd block grown by doubling (or sized once from the
+/// declared length): plain memcpy per chunk, whatever the build's optimisation level.
+private final class TransferSink {
+    private var storage: UnsafeMutableRawPointer?
+    private var capacity = 0
+    private(set) var count = 0
+    private let hasher = SHA256Hasher()
+    let limit: Int
+    let cancelled: @Sendable () -> Bool
+    var overflowed = false
+    var wasCancelled = false
+    init(limit: Int, cancelled: @escaping @Sendable () -> Bool) {
+        self.limit = limit
+        self.cancelled = cancelled
+    }
+
+    deinit { free(storage) }
+
+    func reserve(_ n: Int) -> Bool {
+        guard n > capacity else { return true }
+        guard let p = realloc(storage, n) else { return false }
+        storage = p
+        capacity = n
+        return true
+    }
+
+    func append(_ data: UnsafeRawPointer, _ n: Int) -> Bool {
+        if count + n > capacity, !reserve(max(count + n, min(limit, max(capacity * 2, 64 << 10)))) { return false }
+        guard let s = storage else { return false }
+        memcpy(s + count, data, n)
+        hasher.update(UnsafeRawBufferPointer(start: data, count: n))
+        count += n
+        return true
+    }
+
+    func digest() -> [UInt8] { hasher.finalize() }
+
+    var bytes: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buf, initialized in
+            if count > 0, let s = storage, let b = buf.baseAddress { memcpy(b, s, count) }
+            initialized = count
+        }
+    }
+}
+
+private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
+    guard let ctx = ctx else { return 0 }
+    let sink = Unmanaged<TransferSink>.fromOpaque(ctx).takeUnretainedValue()
+    let n = size * count
+    // Returning fewer bytes than offered makes libcurl abort with CURLE_WRITE_ERROR.
+    if sink.count + n > sink.limit { sink.overflowed = true; return 0 }
+    if sink.cancelled() { sink.wasCancelled = true; return 0 }
+    if n > 0, let data = data, !sink.append(data, n) { return 0 }
+    return n
+}
+
+private let progressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = { ctx, total, _, _, _ in
+    guard let ctx = ctx else { return 0 }
+    let sink = Unmanaged<TransferSink>.fromOpaque(ctx).takeUnretainedValue()
+    // A declared length over the bound stops the transfer before any body arrives.
+    if total > curl_off_t(sink.limit) { sink.overflowed = true; return 1 }
+    if total > 0, !sink.reserve(Int(total)) { return 1 }
+    if sink.cancelled() { sink.wasCancelled = true; return 1 }
+    return 0
+}

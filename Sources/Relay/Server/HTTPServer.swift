@@ -1,0 +1,178 @@
+// A loopback HTTP server on libmicrohttpd. One thread per connection, so a handler may block
+// on the origin without stalling the player's other connections.
+
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum HTTPServerError: Error, CustomStringConvertible {
+    case socket(step: String, errno: Int32)
+    case daemonStart(port: UInt16)
+
+    public var description: String {
+        switch self {
+        case .socket(let step, let e): return "loopback listener: \(step) failed: \(String(cString: strerror(e)))"
+        case .daemonStart(let port): return "libmicrohttpd did not start on 127.0.0.1:\(port)"
+        }
+    }
+}
+
+/// Serves `handler` on 127.0.0.1 only. `port` 0 picks a free port; `port` says which.
+public final class HTTPServer: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    public let port: UInt16
+    private var daemon: OpaquePointer?
+    private let box: HandlerBox
+    private let lock = Mutex()
+
+    public init(port requested: UInt16 = 0, connectionTimeoutSeconds: UInt32 = 60,
+                connectionLimit: UInt32 = 64, handler: @escaping Handler) throws {
+        let (fd, bound) = try Self.loopbackListener(port: requested)
+        box = HandlerBox(handler)
+        port = bound
+        let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_USE_POLL.rawValue
+        let opts: [CVarArg] = [
+            MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, connectionTimeoutSeconds,
+            // Each connection is a thread and may hold an object in flight: a bound on both.
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, connectionLimit,
+            MHD_OPTION.END.rawValue,
+        ]
+        let cls = Unmanaged.passUnretained(box).toOpaque()
+        let d = withVaList(opts) { va in
+            MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, cls, va)
+        }
+        guard let d = d else {
+            close(fd)
+            throw HTTPServerError.daemonStart(port: bound)
+        }
+        daemon = d
+    }
+
+    /// Closes the listener and every connection; waits for handlers to return.
+    public func stop() {
+        let d: OpaquePointer? = lock.locked {
+            let d = daemon
+            daemon = nil
+            return d
+        }
+        if let d = d { MHD_stop_daemon(d) }
+    }
+
+    deinit { stop() }
+
+    /// Binding the socket here (not through libmicrohttpd's port option) pins the address to
+    /// 127.0.0.1 and lets getsockname report the port the kernel chose for port 0.
+    private static func loopbackListener(port: UInt16) throws -> (Int32, UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HTTPServerError.socket(step: "socket", errno: errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let e = errno
+            close(fd)
+            throw HTTPServerError.socket(step: "bind 127.0.0.1:\(port)", errno: e)
+        }
+        guard listen(fd, 128) == 0 else {
+            let e = errno
+            close(fd)
+            throw HTTPServerError.socket(step: "listen", errno: e)
+        }
+        var actual = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let got = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard got == 0 else {
+            let e = errno
+            close(fd)
+            throw HTTPServerError.socket(step: "getsockname", errno: e)
+        }
+        return (fd, UInt16(bigEndian: actual.sin_port))
+    }
+}
+
+final class BodyOwner {
+    let body: ArraySlice<UInt8>
+    init(_ body: ArraySlice<UInt8>) { self.body = body }
+}
+
+private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls = cls else { return }
+    Unmanaged<BodyOwner>.fromOpaque(cls).release()
+}
+
+final class HandlerBox: @unchecked Sendable {
+    let handler: HTTPServer.Handler
+    init(_ handler: @escaping HTTPServer.Handler) { self.handler = handler }
+}
+
+/// A small pthread mutex: the relay's shared state is touched from libmicrohttpd's threads.
+final class Mutex: @unchecked Sendable {
+    private var m = pthread_mutex_t()
+    init() { pthread_mutex_init(&m, nil) }
+    deinit { pthread_mutex_destroy(&m) }
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&m)
+        defer { pthread_mutex_unlock(&m) }
+        return try body()
+    }
+}
+
+private let headerCollector: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls = cls, let key = key else { return .YES }
+    let headers = cls.assumingMemoryBound(to: [String: String].self)
+    headers.pointee[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+    return .YES
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, conCls in
+    guard let cls = cls, let connection = connection, let conCls = conCls else { return .NO }
+    // libmicrohttpd calls once when the headers are in and again for the body; the relay
+    // takes no request bodies, so it answers on the second call and discards any upload.
+    if conCls.pointee == nil {
+        conCls.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+        return .YES
+    }
+    if let uploadSize = uploadSize, uploadSize.pointee != 0 {
+        uploadSize.pointee = 0
+        return .YES
+    }
+    let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
+    var headers: [String: String] = [:]
+    withUnsafeMutablePointer(to: &headers) { p in
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, headerCollector, UnsafeMutableRawPointer(p))
+    }
+    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
+                              path: url.map { String(cString: $0) } ?? "/",
+                              headers: headers)
+    let response = box.handler(request)
+    // libmicrohttpd sends straight from the body's storage, which the retained box keeps
+    // alive and unchanged until libmicrohttpd calls releaseBody: no copy of a large object.
+    let owner = BodyOwner(response.body)
+    let mhdResponse: OpaquePointer? = owner.body.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), releaseBody,
+            Unmanaged.passRetained(owner).toOpaque())
+    }
+    guard let r = mhdResponse else {
+        Unmanaged.passUnretained(owner).release()
+        return .NO
+    }
+    for (name, value) in response.headers { _ = MHD_add_response_header(r, name, value) }
+    let queued = MHD_queue_response(connection, UInt32(response.status), r)
+    MHD_destroy_response(r)
+    return queued
+}

@@ -1,0 +1,316 @@
+// One playback session: the loopback server the player is given, the origin behind it, and
+// the checks between them (docs/relay.md).
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum RelaySessionError: Error, CustomStringConvertible {
+    case missingPublisherKey
+    case badOriginURL(String)
+
+    public var description: String {
+        switch self {
+        case .missingPublisherKey: return "--require-signed needs the publisher's public key"
+        case .badOriginURL(let u): return "origin URL must be absolute http(s): \(u)"
+        }
+    }
+}
+
+public final class RelaySession: @unchecked Sendable {
+    public let options: RelayOptions
+    public let originURL: String
+    public let port: UInt16
+
+    private let observer: RelayObserver?
+    private let origin: OriginClient
+    private var server: HTTPServer?
+    private let state = Mutex()
+    private var table = LocalURLTable()
+    private var cache: ObjectCache
+    private var withheldObjects: [Int: (reason: String, detail: String)] = [:]
+    private var inFlight: [Int: FetchWaiter] = [:]
+    private var finalPlaylists: [Int: [UInt8]] = [:]
+    private var endReason: EndReason?
+    private var lastRequest = monotonicSeconds()
+    let gate: PlaylistGate
+    private let endSignal = Signal()
+
+    /// Starts serving at once; `playerURL` is what to give the player.
+    public init(origin originURL: String, options: RelayOptions = RelayOptions(),
+                observer: RelayObserver? = nil) throws {
+        let lower = originURL.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw RelaySessionError.badOriginURL(originURL)
+        }
+        if options.requireSigned, options.publisherKey == nil { throw RelaySessionError.missingPublisherKey }
+        self.options = options
+        self.originURL = removingCMCD(originURL)
+        self.observer = observer
+        origin = OriginClient(limits: options.origin)
+        cache = ObjectCache(budget: options.cacheBytes)
+        gate = try PlaylistGate(options: options, root: self.originURL)
+        _ = table.register(url: self.originURL, kind: .playlist)
+        let box = WeakSession()
+        server = try HTTPServer(port: options.port) { request in
+            guard let s = box.session else { return HTTPResponse(status: 410) }
+            return s.handle(request)
+        }
+        port = server?.port ?? 0
+        box.session = self
+        if let idle = options.idleAfterSeconds { startIdleWatch(after: idle) }
+    }
+
+    deinit { server?.stop() }
+
+    /// The entry playlist on loopback.
+    public var playerURL: String { baseURL + "/r/0/" + LocalURLTable.name(of: originURL) }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Ends the session: every later request is answered 410 and nothing more is fetched.
+    /// The first reason given is kept.
+    public func end(reason: EndReason) {
+        let first = state.locked { () -> Bool in
+            guard endReason == nil else { return false }
+            endReason = reason
+            return true
+        }
+        guard first else { return }
+        endSignal.fire()
+        observer?.sessionEnded(reason)
+    }
+
+    /// Why the session ended, or nil while it runs.
+    public var ended: EndReason? { state.locked { endReason } }
+
+    /// Blocks until the session ends.
+    public func waitUntilEnded() { endSignal.wait() }
+
+    /// Ends the session (if it has not ended) and closes the listener.
+    public func close() {
+        end(reason: .closed)
+        server?.stop()
+    }
+
+    // MARK: requests
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if request.method == "OPTIONS" {
+            return HTTPResponse(status: 204, headers: Self.cors + [("Access-Control-Max-Age", "600")])
+        }
+        let running = state.locked { () -> Bool in
+            lastRequest = monotonicSeconds()
+            return endReason == nil
+        }
+        guard running else { return Self.plain(410, "session ended") }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return Self.plain(405, "method not allowed", [("Allow", "GET, HEAD, OPTIONS")])
+        }
+        guard let target = state.locked({ table.lookup(path: request.path) }) else {
+            return Self.plain(404, "not a path this relay handed out")
+        }
+        switch target.kind {
+        case .playlist: return servePlaylist(target)
+        case .object: return serveObject(target, range: request.header("range"))
+        }
+    }
+
+    private func servePlaylist(_ target: OriginTarget) -> HTTPResponse {
+        // A playlist with EXT-X-ENDLIST cannot change: the checked copy is served again.
+        if let body = state.locked({ finalPlaylists[target.id] }) {
+            return Self.playlistResponse(body)
+        }
+        let fetched: OriginResponse
+        do {
+            fetched = try origin.fetch(target.url, cancelled: cancelCheck)
+        } catch let e as OriginError {
+            return withhold(target, effectiveURL: nil, bytes: nil, reason: e.code, detail: e.description)
+        } catch {
+            return withhold(target, effectiveURL: nil, bytes: nil, reason: "origin_error", detail: "\(error)")
+        }
+        if ended != nil { return Self.plain(410, "session ended") }
+        let result: PlaylistGate.Released
+        do {
+            result = try state.locked {
+                try gate.release(target: target, fetched: fetched, table: &table, base: baseURL)
+            }
+        } catch let e as PlaylistGate.Refusal {
+            return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: e.code, detail: e.detail)
+        } catch {
+            return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: "playlist_invalid", detail: "\(error)")
+        }
+        if result.final { state.locked { finalPlaylists[target.id] = result.body } }
+        record(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body,
+               outcome: result.verified ? .verified : .relayed)
+        return Self.playlistResponse(result.body)
+    }
+
+    private func serveObject(_ target: OriginTarget, range: String?) -> HTTPResponse {
+        switch obtain(target) {
+        case .released(let object):
+            return Self.objectResponse(object, range: range)
+        case .withheld(let reason, let detail):
+            return Self.withheldResponse(reason: reason, detail: detail)
+        case .ended:
+            return Self.plain(410, "session ended")
+        }
+    }
+
+    enum Obtained {
+        case released(CachedObject)
+        case withheld(String, String)
+        case ended
+    }
+
+    /// One origin fetch per object however many requests (ranges of one byte-range file) ask
+    /// for it at once; the others wait for its outcome.
+    private func obtain(_ target: OriginTarget) -> Obtained {
+        enum Step { case done(Obtained), wait(FetchWaiter), fetch(FetchWaiter) }
+        let step: Step = state.locked {
+            if endReason != nil { return .done(.ended) }
+            if let hit = cache.get(target.id) { return .done(.released(hit)) }
+            if let w = withheldObjects[target.id] { return .done(.withheld(w.reason, w.detail)) }
+            if let w = inFlight[target.id] { return .wait(w) }
+            let w = FetchWaiter()
+            inFlight[target.id] = w
+            return .fetch(w)
+        }
+        switch step {
+        case .done(let o): return o
+        case .wait(let w): return w.wait()
+        case .fetch(let w):
+            let outcome = fetchAndCheck(target)
+            state.locked {
+                inFlight[target.id] = nil
+                switch outcome {
+                case .released(let object): cache.put(target.id, object)
+                // A verdict on the bytes stands for the session; an origin that failed
+                // (a live segment not there yet, a timeout) is asked again next time.
+                case .withheld(let r, let d) where !r.hasPrefix("origin_"): withheldObjects[target.id] = (r, d)
+                case .withheld: break
+                case .ended: break
+                }
+            }
+            w.finish(outcome)
+            return outcome
+        }
+    }
+
+    private func fetchAndCheck(_ target: OriginTarget) -> Obtained {
+        let fetched: OriginResponse
+        do {
+            fetched = try origin.fetch(target.url, cancelled: cancelCheck)
+        } catch let e as OriginError {
+            if case .cancelled = e { return .ended }
+            record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: e.code, detail: e.description))
+            return .withheld(e.code, e.description)
+        } catch {
+            record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: "origin_error", detail: "\(error)"))
+            return .withheld("origin_error", "\(error)")
+        }
+        let digest = Hex.encode(fetched.sha256)
+        let verdict = ObjectCheck.judge(uri: target.url, name: target.name, sha256: digest, options: options)
+        let type = ContentType.forName(target.name)
+        switch verdict {
+        case .withheld(let reason, let detail):
+            record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.body.count,
+                   outcome: .withheld(reason: reason, detail: detail))
+            return .withheld(reason, detail)
+        case .verified, .relayed:
+            record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.body.count,
+                   outcome: verdict == .verified ? .verified : .relayed)
+            return .released(CachedObject(bytes: fetched.body, sha256: digest, contentType: type))
+        }
+    }
+
+    private var cancelCheck: @Sendable () -> Bool {
+        { [weak self] in self?.ended != nil }
+    }
+
+    // MARK: records
+
+    private func withhold(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?,
+                          reason: String, detail: String) -> HTTPResponse {
+        if reason == "session_ended" { return Self.plain(410, "session ended") }
+        record(target, effectiveURL: effectiveURL, bytes: bytes, outcome: .withheld(reason: reason, detail: detail))
+        return Self.withheldResponse(reason: reason, detail: detail)
+    }
+
+    private func record(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?, outcome: ObjectEvent.Outcome) {
+        record(target, effectiveURL: effectiveURL, sha256: bytes.map { Hex.encode(SHA256Hasher.digest($0)) },
+               size: bytes?.count ?? 0, outcome: outcome)
+    }
+
+    private func record(_ target: OriginTarget, effectiveURL: String?, sha256: String?, size: Int,
+                        outcome: ObjectEvent.Outcome) {
+        guard let observer = observer else { return }
+        observer.received(ObjectEvent(localPath: target.localPath, originURL: target.url,
+                                      effectiveURL: effectiveURL, kind: target.kind, sha256: sha256,
+                                      size: size, outcome: outcome, time: wallClockSeconds()))
+    }
+
+    // MARK: idle
+
+    private func startIdleWatch(after seconds: Double) {
+        let thread = IdleWatch { [weak self] () -> Bool in
+            guard let self = self else { return false }
+            let (last, running) = self.state.locked { (self.lastRequest, self.endReason == nil) }
+            guard running else { return false }
+            if monotonicSeconds() - last >= seconds {
+                self.end(reason: .idleTimeout)
+                return false
+            }
+            return true
+        }
+        thread.start()
+    }
+
+    // MARK: responses
+
+    static let cors: [(String, String)] = [
+        ("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+        ("Access-Control-Allow-Headers", "Range"),
+        ("Access-Control-Expose-Headers", "Content-Length, Content-Range, Accept-Ranges, X-Relay-Withheld, X-Relay-Reason"),
+    ]
+
+    static func plain(_ status: Int, _ text: String, _ extra: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: cors + extra + [("Content-Type", "text/plain; charset=utf-8"),
+                                                              ("Cache-Control", "no-store")],
+                     body: ArraySlice(Array((text + "\n").utf8)))
+    }
+
+    static func withheldResponse(reason: String, detail: String) -> HTTPResponse {
+        // Header values must stay on one line of printable ASCII.
+        let safe = String(detail.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" }.prefix(400))
+        return plain(502, "withheld: \(reason): \(safe)", [("X-Relay-Withheld", reason), ("X-Relay-Reason", safe)])
+    }
+
+    static func playlistResponse(_ body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: cors + [("Content-Type", ContentType.playlist),
+                                                  ("Cache-Control", "no-cache")],
+                     body: body[...])
+    }
+
+    static func objectResponse(_ object: CachedObject, range: String?) -> HTTPResponse {
+        let length = object.bytes.count
+        var headers = cors + [("Content-Type", object.contentType), ("Accept-Ranges", "bytes"),
+                              ("Cache-Control", "max-age=86400, immutable"),
+                              ("ETag", "\"\(object.sha256)\"")]
+        switch RangeRequest(header: range, length: length) {
+        case .whole:
+            return HTTPResponse(status: 200, headers: headers, body: object.bytes[...])
+        case .range(let first, let last):
+            headers.append(("Content-Range", "bytes \(first)-\(last)/\(length)"))
+            return HTTPResponse(status: 206, headers: headers, body: object.bytes[first...last])
+        case .unsatisfiable:
+            headers.append(("Content-Range", "bytes */\(length)"))
+            return HTTPResponse(status: 416, headers: headers)
+        }
+    }
+}
+
+private final class WeakSession: @unchecked Sendable {
+    weak var session: RelaySession?
+}

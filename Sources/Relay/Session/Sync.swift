@@ -1,0 +1,70 @@
+// Blocking hand-offs between libmicrohttpd's connection threads.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A one-shot event: `wait` returns once `fire` has been called, before or after.
+final class Signal: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var fired = false
+
+    func fire() {
+        cond.lock()
+        fired = true
+        cond.broadcast()
+        cond.unlock()
+    }
+
+    func wait() {
+        cond.lock()
+        while !fired { cond.wait() }
+        cond.unlock()
+    }
+}
+
+/// The outcome of one object's origin fetch, for the requests that arrived while it ran.
+final class FetchWaiter: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var outcome: RelaySession.Obtained?
+
+    func finish(_ o: RelaySession.Obtained) {
+        cond.lock()
+        outcome = o
+        cond.broadcast()
+        cond.unlock()
+    }
+
+    func wait() -> RelaySession.Obtained {
+        cond.lock()
+        defer { cond.unlock() }
+        while outcome == nil { cond.wait() }
+        return outcome ?? .ended
+    }
+}
+
+/// Polls `tick` five times a second until it returns false.
+final class IdleWatch: @unchecked Sendable {
+    private let tick: @Sendable () -> Bool
+    init(_ tick: @escaping @Sendable () -> Bool) { self.tick = tick }
+
+    func start() {
+        let t = Thread { [tick] in
+            while tick() { usleep(200_000) }
+        }
+        t.start()
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func wallClockSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

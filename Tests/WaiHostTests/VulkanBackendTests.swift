@@ -1,0 +1,303 @@
+import BackendABI
+import Foundation
+import XCTest
+@testable import WaiHost
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Vulkan backend plugin (Plugins/VulkanBackend, libWaiVulkanBackend.so) on every
+/// Vulkan device of the machine — in CI Mesa's lavapipe — against the reference interpreter:
+/// every op of docs/integer-ops.md §4 at both widths (16-bit storage buffers, and the int32
+/// fallback a device without storageBuffer16BitAccess gets), the exactness probe, and the
+/// golden decodes. A machine without a Vulkan device fails these tests saying so: CI installs
+/// mesa-vulkan-drivers, so a missing device is a broken setup, not a skip.
+final class VulkanBackendTests: XCTestCase {
+    override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
+
+    struct Setup: Error, CustomStringConvertible { let description: String }
+
+    private static var buildFolder: URL {
+        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
+    }
+
+    private func pluginPath() throws -> String {
+        let path = Self.buildFolder.appendingPathComponent("libWaiVulkanBackend.so").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw Setup(description: "\(path) is missing: swift build builds it (product WaiVulkanBackend)")
+        }
+        return path
+    }
+
+    /// The backend opened with WAI_VULKAN_NARROW as given (nil: default, 16-bit storage
+    /// where the device has it). No loader or no device: the test fails with the reason.
+    private func load(narrow: Bool? = nil) throws -> BackendPlugin {
+        let path = try pluginPath()
+        if let narrow { setenv("WAI_VULKAN_NARROW", narrow ? "1" : "0", 1) } else { unsetenv("WAI_VULKAN_NARROW") }
+        defer { unsetenv("WAI_VULKAN_NARROW") }
+        do {
+            let plugin = try BackendPlugin.load(path: path)
+            guard try !plugin.units().isEmpty else { throw Setup(description: "the vulkan backend lists no unit") }
+            return plugin
+        } catch {
+            throw Setup(description: "no usable Vulkan device on this machine (install mesa-vulkan-drivers for lavapipe; scripts/install-deps.sh does): \(error)")
+        }
+    }
+
+    /// Every unit, with 16-bit storage and with the int32 fallback.
+    private func targets() throws -> [(String, BackendPlugin, Int)] {
+        var result: [(String, BackendPlugin, Int)] = []
+        for narrow in [true, false] {
+            let plugin = try load(narrow: narrow)
+            for unit in try plugin.units() {
+                XCTAssertEqual(unit.narrowStorage, narrow && unit.narrowStorage, unit.device)
+                result.append(("\(unit.device) [\(unit.narrowStorage ? "16-bit storage" : "int32 storage")]", plugin, unit.index))
+            }
+        }
+        return result
+    }
+
+    private func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
+                             on targets: [(String, BackendPlugin, Int)], file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
+        for (label, plugin, unit) in targets {
+            let prepared: PreparedGraph
+            do { prepared = try plugin.prepare(unit: unit, graph: graph) } catch {
+                XCTFail("\(name) [\(label)]: prepare failed: \(error)", file: file, line: line)
+                continue
+            }
+            // Twice: buffers and the recorded command buffer are reused across runs.
+            for run in 0..<2 {
+                let got = try prepared.run(inputs)
+                XCTAssertEqual(got.count, expected.count, file: file, line: line)
+                for (k, (e, g)) in zip(expected, got).enumerated() {
+                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(label)] output \(k)", file: file, line: line)
+                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(label)] output \(k)", file: file, line: line)
+                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
+                        XCTFail("\(name) [\(label)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
+                                file: file, line: line)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - units
+
+    func testEveryVulkanDeviceIsAUnitWithItsDriverIdentity() throws {
+        let units = try load().units()
+        for unit in units {
+            XCTAssertFalse(unit.device.isEmpty)
+            XCTAssertTrue(unit.driver.contains("Vulkan 1."), unit.driver)
+            XCTAssertTrue(unit.driver.contains("driver version"), unit.driver)
+        }
+        if let lavapipe = units.first(where: { $0.device.hasPrefix("llvmpipe") }) {
+            XCTAssertEqual(lavapipe.kind, .cpu, "lavapipe is VK_PHYSICAL_DEVICE_TYPE_CPU")
+            XCTAssertTrue(lavapipe.driver.hasPrefix("llvmpipe Mesa"), lavapipe.driver)
+            XCTAssertTrue(lavapipe.narrowStorage, "lavapipe offers storageBuffer16BitAccess")
+        }
+        XCTAssertFalse(try load(narrow: false).units().contains { $0.narrowStorage })
+    }
+
+    /// No loader: open fails with no_device and says why; the host goes on without it.
+    func testMissingLoaderIsReportedAtOpen() throws {
+        let path = try pluginPath()
+        setenv("WAI_VULKAN_LOADER", "/nonexistent/libvulkan.so.1", 1)
+        defer { unsetenv("WAI_VULKAN_LOADER") }
+        XCTAssertThrowsError(try BackendPlugin.load(path: path)) { error in
+            guard case let PluginError.callFailed(_, call, status, message) = error else {
+                return XCTFail("unexpected error \(error)")
+            }
+            XCTAssertEqual(call, "open")
+            XCTAssertEqual(status, "no_device")
+            XCTAssertTrue(message.contains("no Vulkan loader"), message)
+            XCTAssertTrue(message.contains("/nonexistent/libvulkan.so.1"), message)
+        }
+    }
+
+    func testBadRequestsAreRefusedWithAMessage() throws {
+        let plugin = try load()
+        XCTAssertThrowsError(try plugin.prepare(unit: 999, graph: try Self.smallGraph())) { error in
+            XCTAssertTrue("\(error)".contains("999"), "\(error)")
+        }
+        let prepared = try plugin.prepare(unit: 0, graph: try Self.smallGraph())
+        XCTAssertThrowsError(try prepared.run([TensorValue(shape: Shape(1, 2, 2), values: [0, 1, 40000, 2])])) { error in
+            XCTAssertTrue("\(error)".contains("40000"), "\(error)")
+        }
+        // rnd(x, 2) = (x + 2) >> 2: −10 → −2 (floor of −2), 1 → 0, 10 → 3.
+        XCTAssertEqual(try prepared.run([TensorValue(shape: Shape(1, 2, 2), values: [0, 1, -10, 10])])[0].values, [0, 0, -2, 3])
+    }
+
+    static func smallGraph() throws -> IntegerGraph {
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(1, 2, 2), storage: .narrow, interval: Interval(lo: -10, hi: 10))
+        let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [2], lo: -100, hi: 100))
+        return try b.build(outputs: [y])
+    }
+
+    // MARK: - every op against the reference
+
+    func testConvolutionsBothWidths() throws {
+        let targets = try targets()
+        var rng = SplitMix64(seed: 0xC0_2D)
+        for k in 0..<48 {
+            let c = try GraphCases.conv(&rng, transposed: k % 2 == 1, wide: k % 4 >= 2)
+            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: targets)
+        }
+    }
+
+    func testElementwiseOpsBothWidths() throws {
+        let targets = try targets()
+        var rng = SplitMix64(seed: 0xE1E)
+        for k in 0..<12 {
+            let wide = k % 2 == 1
+            for c in try [GraphCases.requantize(&rng, wide: wide), GraphCases.add(&rng, wide: wide),
+                          GraphCases.clamp(&rng, wide: wide), GraphCases.depthToSpace(&rng, wide: wide),
+                          GraphCases.concat(&rng, wide: wide), GraphCases.lookup(&rng, wide: wide)] {
+                try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: targets)
+            }
+        }
+    }
+
+    func testInverseGDNBothWidths() throws {
+        let targets = try targets()
+        var rng = SplitMix64(seed: 0x6D4)
+        for k in 0..<16 {
+            let c = try GraphCases.inverseGDN(&rng, wide: k % 2 == 1, int16Math: k % 4 < 2)
+            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: targets)
+        }
+    }
+
+    /// isqrt at the top of int32 (n up to 2^31 − 1, where a float estimate is off and
+    /// (r + 1)² is near 2^32) and at perfect squares ± 1.
+    func testInverseGDNSquareRootEdges() throws {
+        let targets = try targets()
+        let roots: [Int64] = [0, 1, 2, 3, 4095, 4096, 46339, 46340]
+        var beta: [Int32] = []
+        for r in roots { beta += [Int32(r * r), Int32(max(0, r * r - 1)), Int32(min(Int64(Int32.max), r * r + 1))] }
+        beta += [Int32.max, Int32.max - 1, 2_147_395_599, 2_147_395_600, 2_147_395_601]
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(beta.count, 1, 2), storage: .narrow, interval: Interval(lo: -1, hi: 1))
+        // gamma 0: n = beta exactly; y = rnd(x·isqrt(beta), 0) = ±isqrt(beta).
+        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: [Int32](repeating: 0, count: beta.count * beta.count),
+                                                     squareShift: 0, outShift: 0))
+        let graph = try b.build(outputs: [y])
+        let values = (0..<beta.count).flatMap { _ in [Int32(1), Int32(-1)] }
+        try assertExact("isqrt edges", graph, [TensorValue(shape: Shape(beta.count, 1, 2), values: values)], on: targets)
+    }
+
+    /// Shifts of negative values at every count and ties in both directions (§3).
+    func testShiftAndRoundingEdges() throws {
+        let targets = try targets()
+        let probes: [Int32] = [Int32.min, Int32.min + 1, -65537, -32769, -32768, -3, -2, -1, 0, 1, 2, 3, 32767, 65535]
+        for s in 0...31 {
+            let top = Int64(Int32.max) - (s == 0 ? 0 : Int64(1) << (s - 1))
+            var b = GraphBuilder()
+            let x = b.input("x", Shape(1, 1, probes.count + 1), storage: .wide, interval: Interval(lo: Int64(Int32.min), hi: top))
+            let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [Int32(s)], lo: Int32.min, hi: Int32.max))
+            let values = probes + [Int32(top)]
+            try assertExact("requantize shift \(s)", try b.build(outputs: [y]),
+                            [TensorValue(shape: Shape(1, 1, values.count), values: values)], on: targets)
+        }
+    }
+
+    /// The int_hyper synthesis shape, small: transposed convs, requantize, inverse GDN.
+    func testSynthesisShapedGraph() throws {
+        let targets = try targets()
+        var rng = SplitMix64(seed: 0x5A17)
+        let channels = [24, 16, 16, 16, 3]
+        var b = GraphBuilder()
+        var x = b.input("y_hat", Shape(channels[0], 3, 4), storage: .narrow, interval: Interval(lo: -512, hi: 511))
+        for l in 0..<4 {
+            let cin = channels[l], cout = channels[l + 1]
+            let weights = (0..<(cin * cout * 25)).map { _ in Int16(rng.int(-40...40)) }
+            let bias = (0..<cout).map { _ in Int32(rng.int(-5000...5000)) }
+            let conv = try b.convTranspose2d(x, ConvParams(kernelH: 5, kernelW: 5, stride: 2, pad: 2, outputPad: 1,
+                                                           weights: weights, bias: bias), name: "deconv\(l)")
+            let mult = (0..<cout).map { _ in Int32(rng.int(1...3)) }
+            x = try b.requantize(conv, RequantizeParams(multiplier: mult, shift: [Int32](repeating: 11, count: cout),
+                                                        lo: -1024, hi: 1023))
+            if l < 3 {
+                let gamma = (0..<(cout * cout)).map { _ in Int32(rng.int(0...20)) }
+                x = try b.inverseGDN(x, InverseGDNParams(beta: [Int32](repeating: 1 << 16, count: cout), gamma: gamma,
+                                                         squareShift: 6, outShift: 9))
+            }
+        }
+        let graph = try b.build(outputs: [x])
+        let input = GraphCases.values(&rng, count: channels[0] * 12, Interval(lo: -512, hi: 511))
+        try assertExact("synthesis", graph, [TensorValue(shape: Shape(channels[0], 3, 4), values: input)], on: targets)
+    }
+
+    /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (they share the
+    /// device's queue).
+    func testConcurrentRunsOfDifferentGraphs() throws {
+        let plugin = try load()
+        var rng = SplitMix64(seed: 0xC0C0)
+        let cases = try (0..<4).map { k in try GraphCases.conv(&rng, transposed: k % 2 == 0, wide: k == 3) }
+        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
+        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
+        let results = ResultBox(count: cases.count)
+        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
+            for _ in 0..<3 { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
+        }
+        for k in cases.indices {
+            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
+        }
+    }
+
+    // MARK: - the probe and the golden decodes
+
+    func testExactnessProbeAcceptsEveryVulkanUnit() throws {
+        let folder = try IntHyperTestSupport.temporaryDirectory("vulkan-plugins")
+        try FileManager.default.copyItem(atPath: try pluginPath(), toPath: folder + "/libWaiVulkanBackend.so")
+        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
+                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let configuration = HostConfiguration(pluginDirectories: [folder],
+                                              cacheDirectory: try IntHyperTestSupport.temporaryDirectory("vulkan-cache"),
+                                              proberExecutable: prober, probeTimeout: 300)
+        let result = try BackendHost(configuration: configuration).probe(fresh: true)
+        let rows = result.units.filter { $0.backend.hasPrefix("vulkan") }
+        XCTAssertFalse(rows.isEmpty, "no vulkan row in the probe: \(result.units.map { "\($0.backend): \($0.reason)" })")
+        for row in rows {
+            XCTAssertEqual(row.state, .accepted, "\(row.backend) \(row.device): \(row.reason)")
+            XCTAssertTrue(row.driver.contains("Vulkan 1."), row.driver)
+        }
+    }
+
+    /// Every golden vector decoded with `--backend vulkan` gives the golden SHA-256.
+    func testGoldenDecodesOnVulkan() throws {
+        let golden = try IntHyperTestSupport.golden()
+        let plugins = try IntHyperTestSupport.temporaryDirectory("vulkan-decode-plugins")
+        try FileManager.default.copyItem(atPath: try pluginPath(), toPath: plugins + "/libWaiVulkanBackend.so")
+        let dir = try IntHyperTestSupport.temporaryDirectory("vulkan-decode")
+        for vector in golden.vectors {
+            let out = dir + "/\(vector.payload).rgb"
+            let run = try waihost(["decode", IntHyperTestSupport.samples + "/" + vector.payload, "--model",
+                                   IntHyperTestSupport.sampleModel, "-o", out, "--backend", "vulkan", "--json",
+                                   "--plugin-dir", plugins])
+            XCTAssertEqual(run.status, 0, "\(vector.payload): \(run.stderr)")
+            guard run.status == 0 else { continue }
+            let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout))
+            XCTAssertEqual(report.backend, "vulkan", vector.payload)
+            XCTAssertEqual(report.dispatch, "forced", vector.payload)
+            XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, vector.payload)
+        }
+    }
+
+    private func waihost(_ args: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
+        let p = Process()
+        p.executableURL = Self.buildFolder.appendingPathComponent("waihost")
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache")
+        env["WAI_PLUGIN_PATH"] = nil
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, Array(o), String(decoding: e, as: UTF8.self))
+    }
+}

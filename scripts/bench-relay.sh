@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Benchmark (not a test) of the verifying relay, both figures from one run:
+#  1. verified throughput: 32 content-addressed 16 MiB objects fetched through
+#     `waihost relay --content-addressed` (each fetched whole from the origin, hashed, checked,
+#     released), against fetching them from the origin directly and against
+#     `openssl speed -evp sha256` on one core;
+#  2. latency the relay adds per segment: 200 content-addressed 256 KiB segments (about a
+#     2 Mbit/s one-second segment), each fetched once through the relay (cold: origin fetch +
+#     SHA-256 + release) and once from the origin directly; p50 and p99 of the difference.
+# The origin is python3's http.server on loopback. Usage: scripts/bench-relay.sh
+# (WAIHOST=path/to/waihost to use another build, e.g. a release one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${WAIHOST:-}" ]; then
+    swift build --product waihost >/dev/null
+    WAIHOST=.build/debug/waihost
+fi
+WORK=$(mktemp -d /tmp/bench-relay.XXXXXX)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+python3 - "$WORK" <<'PY'
+import hashlib, os, sys
+root = sys.argv[1]
+def make(name, count, size):
+    os.makedirs(f"{root}/{name}")
+    lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+    for _ in range(count):
+        data = os.urandom(size)
+        h = hashlib.sha256(data).hexdigest()
+        with open(f"{root}/{name}/{h}.ts", "wb") as f: f.write(data)
+        lines += ["#EXTINF:1.000000,", f"{h}.ts"]
+    lines.append("#EXT-X-ENDLIST")
+    with open(f"{root}/{name}/index.m3u8", "w") as f: f.write("\n".join(lines) + "\n")
+make("throughput", 32, 16 << 20)
+make("latency", 200, 256 << 10)
+PY
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$WORK" >/dev/null 2>&1 &
+PIDS+=($!)
+for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/latency/index.m3u8" && break; sleep 0.1; done
+
+relay() {  # relay URL -> player URL on stdout
+    "$WAIHOST" relay "$1" --content-addressed --cache-mb 64 --json > "$WORK/relay-$2.json" 2> "$WORK/relay-$2.err" &
+    PIDS+=($!)
+    for _ in $(seq 100); do [ -s "$WORK/relay-$2.json" ] && break; sleep 0.05; done
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$WORK/relay-$2.json"
+}
+uris() { curl -sf "$1" | grep -v '^#'; }
+timed() {  # one curl for all URLs (connection reused), one line per URL
+    local args=()
+    for u in "$@"; do args+=(-o /dev/null "$u"); done
+    curl -s -w '%{http_code} %{time_total} %{size_download}\n' "${args[@]}"
+}
+
+measure() {  # NAME
+    local name=$1 origin="http://127.0.0.1:$PORT/$1/index.m3u8"
+    local local_url; local_url=$(relay "$origin" "$name")
+    uris "$origin" | sed "s#^#http://127.0.0.1:$PORT/$name/#" > "$WORK/$name.direct"
+    uris "$local_url" > "$WORK/$name.relay"
+    # Direct first, so both read the files from the page cache.
+    timed $(cat "$WORK/$name.direct") > "$WORK/$name.direct.t"
+    timed $(cat "$WORK/$name.relay") > "$WORK/$name.relay.t"
+}
+measure throughput
+measure latency
+openssl speed -evp sha256 -seconds 3 -bytes 16777216 2>/dev/null | awk '/^sha256/ {print $2}' > "$WORK/openssl"
+
+python3 - "$WORK" <<'PY'
+import sys
+w = sys.argv[1]
+def rows(n):
+    out = []
+    for line in open(f"{w}/{n}"):
+        code, t, size = line.split()
+        if code != "200": sys.exit(f"{n}: HTTP {code}")
+        out.append((float(t), int(size)))
+    return out
+def mbps(r): return sum(s for _, s in r) / sum(t for t, _ in r) / 1e6
+d, r = rows("throughput.direct.t"), rows("throughput.relay.t")
+ssl = float(open(f"{w}/openssl").read().strip().rstrip("k")) * 1000 / 1e6
+print(f"verified throughput through the relay: {mbps(r):8.1f} MB/s  ({len(r)} x {r[0][1] >> 20} MiB, cold, --content-addressed)")
+print(f"origin directly (python http.server):  {mbps(d):8.1f} MB/s")
+print(f"openssl speed -evp sha256, one core:   {ssl:8.1f} MB/s  (16 MiB blocks)")
+ld, lr = rows("latency.direct.t"), rows("latency.relay.t")
+added = sorted((a[0] - b[0]) * 1000 for a, b in zip(lr, ld))
+def pct(xs, p): return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+dd = sorted(t * 1000 for t, _ in ld); rr = sorted(t * 1000 for t, _ in lr)
+print(f"per-segment latency, {len(ld)} x {ld[0][1] >> 10} KiB: direct p50 {pct(dd,50):.2f} ms p99 {pct(dd,99):.2f} ms; "
+      f"through relay p50 {pct(rr,50):.2f} ms p99 {pct(rr,99):.2f} ms")
+print(f"added by the relay per segment: p50 {pct(added,50):.2f} ms, p99 {pct(added,99):.2f} ms")
+PY
