@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "WaiHost", targets: ["WaiHost"]),
         .library(name: "Relay", targets: ["Relay"]),
+        .library(name: "Audit", targets: ["Audit"]),
         .executable(name: "waihost", targets: ["WaiHostCLI"]),
         // Each backend is a shared object installed into plugins.d (docs/backend-abi.md §1).
         .library(name: "WaiCPUBackend", type: .dynamic, targets: ["CPUBackend"]),
@@ -19,17 +20,20 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CVulkan", path: "Sources/CVulkan", pkgConfig: "vulkan",
-                       providers: [.apt(["libvulkan-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         // SHA-256, Ed25519, hex and key files over OpenSSL: one wrapper for the host and the relay.
         .target(name: "WaiCrypto", dependencies: ["COpenSSL"], path: "Sources/WaiCrypto"),
         .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG"], path: "Sources/WaiHost"),
         .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
-        .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost", "Relay"], path: "Sources/WaiHostCLI"),
+        .target(name: "Audit", dependencies: ["Relay", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
+        .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost", "Relay", "Audit"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",
                 cSettings: [.unsafeFlags(["-O3"])]),
@@ -50,5 +54,6 @@ let package = Package(
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
+        .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests"),
     ]
 )

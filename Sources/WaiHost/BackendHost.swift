@@ -18,6 +18,10 @@ public final class BackendHost: @unchecked Sendable {
     private var verified: [IntegerGraph] = []
     /// Prepared graphs kept per host; the oldest is released beyond this.
     private let preparedLimit = 16
+    /// Units whose prepare or run failed in this host (device lost, out of memory, a
+    /// graph the unit cannot take): selector → reason. They are treated as `failed` for
+    /// the rest of this host's life, until a new probe.
+    private var runFailures: [String: String] = [:]
 
     private struct PreparedEntry {
         var path: String
@@ -38,6 +42,7 @@ public final class BackendHost: @unchecked Sendable {
             probeResult = result
             // Verdicts may have changed: drop graphs prepared under the old ones.
             prepared.removeAll()
+            runFailures.removeAll()
         }
         return result
     }
@@ -54,28 +59,47 @@ public final class BackendHost: @unchecked Sendable {
         -> (outputs: [TensorValue], report: RunReport) {
         try verifyOnce(graph)
         try checkInputContract(graph, inputs)
-        let choice: DispatchChoice
         if selection == .reference {
-            choice = try Dispatcher.choose(.reference, in: ProbeResult(units: []))
-        } else {
-            choice = try Dispatcher.choose(selection, in: try currentProbe())
+            return try runOnReference(graph, inputs, .forced, reason: "the reference interpreter was requested")
         }
-        switch choice {
-        case let .reference(kind, reason):
-            let outputs = try ReferenceInterpreter.run(graph, inputs: inputs)
-            return (outputs, RunReport(unit: UnitKind.cpu.rawValue, backend: "reference",
-                                       device: "reference interpreter (host CPU)",
-                                       driver: "waihost \(WaiHostVersion.string)",
-                                       dispatch: kind.rawValue, reason: reason, rank: nil))
-        case let .unit(row, kind, reason):
-            let p = try preparedGraph(for: row, graph: graph)
-            let outputs: [TensorValue]
-            do { outputs = try p.run(inputs) } catch {
-                throw HostError.runFailed(selector: row.selector, reason: "\(error)")
+        // A unit that fails while preparing or running is marked failed and the choice is
+        // made again without it, so the graph still runs — on the next accepted unit, or
+        // on the reference interpreter — and the report says which unit failed and why.
+        var failedHere: [String] = []
+        while true {
+            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }))
+            let fallback = failedHere.isEmpty ? nil : failedHere.joined(separator: "; ")
+            switch choice {
+            case let .reference(kind, reason):
+                return try runOnReference(graph, inputs, fallback == nil ? kind : .unitFailed,
+                                          reason: fallback.map { "\($0); \(reason)" } ?? reason)
+            case let .unit(row, kind, reason):
+                let outputs: [TensorValue]
+                do {
+                    outputs = try preparedGraph(for: row, graph: graph).run(inputs)
+                } catch {
+                    let why = "\(row.selector) failed at run time: \(error)"
+                    lock.withLock {
+                        runFailures[row.selector] = why
+                        prepared.removeAll { $0.path == row.path && $0.unit == row.index }
+                    }
+                    failedHere.append(why)
+                    continue
+                }
+                return (outputs, RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
+                                           dispatch: (fallback == nil ? kind : .unitFailed).rawValue,
+                                           reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank))
             }
-            return (outputs, RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
-                                       dispatch: kind.rawValue, reason: reason, rank: row.rank))
         }
+    }
+
+    private func runOnReference(_ graph: IntegerGraph, _ inputs: [TensorValue], _ kind: DispatchKind,
+                                reason: String) throws -> (outputs: [TensorValue], report: RunReport) {
+        let outputs = try ReferenceInterpreter.run(graph, inputs: inputs)
+        return (outputs, RunReport(unit: UnitKind.cpu.rawValue, backend: "reference",
+                                   device: "reference interpreter (host CPU)",
+                                   driver: "waihost \(WaiHostVersion.string)",
+                                   dispatch: kind.rawValue, reason: reason, rank: nil))
     }
 
     private func verifyOnce(_ graph: IntegerGraph) throws {

@@ -25,6 +25,8 @@
  *   WAI_DEFECT_TABLE_MAJOR      accepts any host but hands back a table claiming 2.0
  *   WAI_DEFECT_SHORT_TABLE      table's struct_size ends before graph_run
  *   WAI_DEFECT_NO_ENTRY         exports no wai_backend_entry
+ *   WAI_DEFECT_OOM_LARGE        exact, but graph_prepare runs out of memory on any tensor of
+ *                               more than 2^20 elements (passes the probe, fails big graphs)
  */
 #include "wai_backend.h"
 
@@ -59,6 +61,8 @@
 #define DEFECT_SUFFIX "-short-table"
 #elif defined(WAI_DEFECT_NO_ENTRY)
 #define DEFECT_SUFFIX "-no-entry"
+#elif defined(WAI_DEFECT_OOM_LARGE)
+#define DEFECT_SUFFIX "-oom-large"
 #else
 #define DEFECT_SUFFIX ""
 #endif
@@ -931,6 +935,20 @@ static wai_status plain_graph_prepare(wai_backend *backend, uint32_t unit,
     checker ck = { graph, 0, err, err_cap };
     size_t node_stride = 0;
     wai_status st = check_graph(&ck, &node_stride);
+#if defined(WAI_DEFECT_OOM_LARGE)
+    /* A unit with little memory: the probe's graphs fit, a large one does not, so the host
+     * must mark the unit failed at run time and run the graph elsewhere. */
+    if (st == WAI_OK) {
+        size_t stride = abi_stride(graph->tensors, graph->n_tensors, sizeof(wai_tensor_desc));
+        for (uint32_t t = 0; t < graph->n_tensors; t++) {
+            const wai_tensor_desc *d = (const wai_tensor_desc *)abi_elem(graph->tensors, stride, t);
+            size_t n = (size_t)d->channels * d->height * d->width;
+            if (n > ((size_t)1 << 20))
+                return fail(err, err_cap, WAI_ERR_OUT_OF_MEMORY,
+                            "graph_prepare: tensor %u needs %zu bytes, more than this unit has", t, n * 4);
+        }
+    }
+#endif
     if (st == WAI_OK)
         st = build_graph(&ck, node_stride, out);
     if (st == WAI_OK)

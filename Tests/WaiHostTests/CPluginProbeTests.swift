@@ -19,7 +19,7 @@ final class CPluginProbeTests: XCTestCase {
     /// here may depend on how fast the machine is.
     func testProbeAcceptsTheGoodBackendAndRefusesEachDefectForItsReason() throws {
         let dir = try builder.makeDirectory("plugins")
-        let variants = CPluginVariant.allCases.filter { $0 != .hang }
+        let variants = CPluginVariant.allCases.filter { $0 != .hang && $0 != .oomLarge }
         try builder.install(variants, into: dir)
         let notELF = dir + "/bad.so"
         try "this is a text file, not a shared object\n".write(toFile: notELF, atomically: true, encoding: .utf8)
@@ -75,6 +75,43 @@ final class CPluginProbeTests: XCTestCase {
         XCTAssertEqual(hang.state, .rejected, hang.reason)
         XCTAssertTrue(hang.reason.contains("timed out"), hang.reason)
         XCTAssertEqual(hang.stage, ProbeStage.allCases.first?.rawValue, "it hangs in the first graph run")
+    }
+
+    /// A unit that passed the probe but fails on a graph (here: out of memory in
+    /// graph_prepare) is marked failed; the graph still runs, elsewhere, with the same
+    /// integers, and the report names the failure (docs/probe.md, "Dispatch").
+    func testAUnitFailingAtRunTimeIsMarkedFailedAndTheGraphRunsElsewhere() throws {
+        let dir = try builder.makeDirectory("plugins")
+        try builder.install([.oomLarge], into: dir)
+        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
+                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let host = BackendHost(configuration: HostConfiguration(pluginDirectories: [dir],
+                                                                 cacheDirectory: try builder.makeDirectory("cache"),
+                                                                 proberExecutable: prober, probeTimeout: 300))
+        let probed = try host.probe(fresh: true)
+        XCTAssertEqual(probed.accepted.map(\.backend), ["plainc-oom-large"], "its probe graphs are small enough")
+
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(1, 1024, 1025), storage: .wide, interval: Interval(lo: -100_000, hi: 100_000))
+        let y = try b.clamp(x, lo: -5, hi: 70_000)
+        let graph = try b.build(outputs: [y])
+        let values: [Int32] = (0..<(1024 * 1025)).map { Int32($0 % 200_001) - 100_000 }
+        let input = TensorValue(shape: Shape(1, 1024, 1025), values: values)
+        let expected = try ReferenceInterpreter.run(graph, inputs: [input])
+
+        let (first, report) = try host.run(graph, inputs: [input], on: .best)
+        XCTAssertEqual(first, expected)
+        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.backend, "reference")
+        XCTAssertTrue(report.reason.contains("plainc-oom-large:0 failed at run time"), report.reason)
+        XCTAssertTrue(report.reason.contains("out_of_memory"), report.reason)
+
+        // Forcing it afterwards does not run on it either: it is failed now.
+        let (second, forced) = try host.run(graph, inputs: [input], on: .backend("plainc-oom-large"))
+        XCTAssertEqual(second, expected)
+        XCTAssertEqual(forced.dispatch, "dispatch_unit_inexact")
+        XCTAssertEqual(forced.backend, "reference")
+        XCTAssertTrue(forced.reason.contains("is failed"), forced.reason)
     }
 
     // MARK: helpers

@@ -15,6 +15,7 @@ enum CPluginVariant: String, CaseIterable {
     case tableMajor = "TABLE_MAJOR"
     case shortTable = "SHORT_TABLE"
     case noEntry = "NO_ENTRY"
+    case oomLarge = "OOM_LARGE"
 
     var defines: [String] { self == .good ? [] : ["-DWAI_DEFECT_\(rawValue)"] }
 

@@ -190,6 +190,8 @@ final class DispatchTests: XCTestCase {
         XCTAssertEqual(best.backend, "reference")
     }
 
+    /// The replaced file is never loaded: the unit is marked failed and the graph runs on the
+    /// reference interpreter, with the reason in the report.
     func testAPluginReplacedAfterItsProbeIsNotRun() throws {
         let (host, dir, _) = try host("replaced")
         _ = try host.probe()
@@ -198,8 +200,11 @@ final class DispatchTests: XCTestCase {
         handle.write(Data([0]))
         handle.closeFile()
         let (graph, inputs) = try HostTestSupport.smallGraph()
-        XCTAssertThrowsError(try host.run(graph, inputs: inputs)) { error in
-            XCTAssertEqual(error as? HostError, .pluginChanged(path: dir + "/libWaiCPUBackend.so"))
-        }
+        let (outputs, report) = try host.run(graph, inputs: inputs)
+        XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
+        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.backend, "reference")
+        XCTAssertTrue(report.reason.contains(HostError.pluginChanged(path: dir + "/libWaiCPUBackend.so").description),
+                      report.reason)
     }
 }

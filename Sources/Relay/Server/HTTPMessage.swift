@@ -8,11 +8,18 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Header names lowercased; a repeated header keeps its last value.
     public var headers: [String: String]
+    /// Query arguments (names as sent), percent-decoded by libmicrohttpd; a repeated name keeps its last value.
+    public var query: [String: String]
+    /// The request body; empty unless the server was started with a body limit above zero.
+    public var body: [UInt8]
 
-    public init(method: String, path: String, headers: [String: String]) {
+    public init(method: String, path: String, headers: [String: String],
+                query: [String: String] = [:], body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.query = query
+        self.body = body
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }

@@ -27,10 +27,14 @@ public final class HTTPServer: @unchecked Sendable {
     private let box: HandlerBox
     private let lock = Mutex()
 
-    public init(port requested: UInt16 = 0, connectionTimeoutSeconds: UInt32 = 60,
-                connectionLimit: UInt32 = 64, handler: @escaping Handler) throws {
-        let (fd, bound) = try Self.loopbackListener(port: requested)
-        box = HandlerBox(handler)
+    /// `maxRequestBody` 0 discards request bodies (the relay takes none); above 0, bodies up
+    /// to that many bytes reach the handler and a larger one is answered 413 by the server.
+    /// `bindAddress` is an IPv4 address; the default keeps the relay on loopback.
+    public init(port requested: UInt16 = 0, bindAddress: String = "127.0.0.1",
+                connectionTimeoutSeconds: UInt32 = 60, connectionLimit: UInt32 = 64,
+                maxRequestBody: Int = 0, handler: @escaping Handler) throws {
+        let (fd, bound) = try Self.listener(address: bindAddress, port: requested)
+        box = HandlerBox(handler, maxBody: maxRequestBody)
         port = bound
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_POLL.rawValue
@@ -39,6 +43,9 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, connectionTimeoutSeconds,
             // Each connection is a thread and may hold an object in flight: a bound on both.
             MHD_OPTION.CONNECTION_LIMIT.rawValue, connectionLimit,
+            // Frees a connection's body buffer however the request ended (even a dropped upload).
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self),
+            Int(0),  // its closure argument: none
             MHD_OPTION.END.rawValue,
         ]
         let cls = Unmanaged.passUnretained(box).toOpaque()
@@ -66,7 +73,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binding the socket here (not through libmicrohttpd's port option) pins the address to
     /// 127.0.0.1 and lets getsockname report the port the kernel chose for port 0.
-    private static func loopbackListener(port: UInt16) throws -> (Int32, UInt16) {
+    private static func listener(address: String, port: UInt16) throws -> (Int32, UInt16) {
+        var inaddr = in_addr()
+        guard inet_pton(AF_INET, address, &inaddr) == 1 else {
+            throw HTTPServerError.socket(step: "parse bind address \(address)", errno: EINVAL)
+        }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HTTPServerError.socket(step: "socket", errno: errno) }
         var one: Int32 = 1
@@ -74,7 +85,7 @@ public final class HTTPServer: @unchecked Sendable {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        addr.sin_addr = inaddr
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -83,7 +94,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard bound == 0 else {
             let e = errno
             close(fd)
-            throw HTTPServerError.socket(step: "bind 127.0.0.1:\(port)", errno: e)
+            throw HTTPServerError.socket(step: "bind \(address):\(port)", errno: e)
         }
         guard listen(fd, 128) == 0 else {
             let e = errno
@@ -116,7 +127,23 @@ private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
 
 final class HandlerBox: @unchecked Sendable {
     let handler: HTTPServer.Handler
-    init(_ handler: @escaping HTTPServer.Handler) { self.handler = handler }
+    let maxBody: Int
+    init(_ handler: @escaping HTTPServer.Handler, maxBody: Int) {
+        self.handler = handler
+        self.maxBody = maxBody
+    }
+}
+
+/// One request's upload as it arrives; owned by the connection (retained in its con_cls).
+final class UploadState {
+    var body: [UInt8] = []
+    var tooLarge = false
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
+    guard let conCls = conCls, let p = conCls.pointee else { return }
+    conCls.pointee = nil
+    Unmanaged<UploadState>.fromOpaque(p).release()
 }
 
 /// A small pthread mutex: the relay's shared state is touched from libmicrohttpd's threads.
@@ -138,27 +165,58 @@ private let headerCollector: MHD_KeyValueIterator = { cls, _, key, value in
     return .YES
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, conCls in
+private let argumentCollector: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls = cls, let key = key else { return .YES }
+    let arguments = cls.assumingMemoryBound(to: [String: String].self)
+    arguments.pointee[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+    return .YES
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
     guard let cls = cls, let connection = connection, let conCls = conCls else { return .NO }
-    // libmicrohttpd calls once when the headers are in and again for the body; the relay
-    // takes no request bodies, so it answers on the second call and discards any upload.
+    // libmicrohttpd calls once when the headers are in, once per body chunk, then once more;
+    // bodies are kept only up to maxBody (0 for the relay: none), and the last call answers.
+    let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
     if conCls.pointee == nil {
-        conCls.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+        conCls.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
         return .YES
     }
+    guard let statePointer = conCls.pointee else { return .NO }
+    let upload = Unmanaged<UploadState>.fromOpaque(statePointer).takeUnretainedValue()
     if let uploadSize = uploadSize, uploadSize.pointee != 0 {
+        // Past the limit the rest is read and dropped, so the client still gets its 413.
+        if box.maxBody > 0, !upload.tooLarge, let data = uploadData {
+            if upload.body.count + uploadSize.pointee > box.maxBody {
+                upload.tooLarge = true
+                upload.body = []
+            } else {
+                data.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                    upload.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+                }
+            }
+        }
         uploadSize.pointee = 0
         return .YES
     }
-    let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
     var headers: [String: String] = [:]
     withUnsafeMutablePointer(to: &headers) { p in
         _ = MHD_get_connection_values(connection, .HEADER_KIND, headerCollector, UnsafeMutableRawPointer(p))
     }
-    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
-                              path: url.map { String(cString: $0) } ?? "/",
-                              headers: headers)
-    let response = box.handler(request)
+    var query: [String: String] = [:]
+    withUnsafeMutablePointer(to: &query) { p in
+        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCollector, UnsafeMutableRawPointer(p))
+    }
+    let response: HTTPResponse
+    if upload.tooLarge {
+        response = HTTPResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                                body: ArraySlice("request body larger than \(box.maxBody) bytes\n".utf8))
+    } else {
+        let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
+                                  path: url.map { String(cString: $0) } ?? "/",
+                                  headers: headers, query: query, body: upload.body)
+        upload.body = []
+        response = box.handler(request)
+    }
     // libmicrohttpd sends straight from the body's storage, which the retained box keeps
     // alive and unchanged until libmicrohttpd calls releaseBody: no copy of a large object.
     let owner = BodyOwner(response.body)

@@ -54,7 +54,7 @@ struct LocalURLTable {
 
 /// Common Media Client Data (CTA-5004) travels as a `CMCD=` query parameter; it says what the
 /// player was doing, not which object it wants, so it is dropped before an URL names an object.
-func removingCMCD(_ url: String) -> String {
+public func removingCMCD(_ url: String) -> String {
     guard let q = url.firstIndex(of: "?") else { return url }
     var query = Substring(url[url.index(after: q)...])
     var fragment = ""

@@ -38,8 +38,12 @@ public protocol RelayObserver: AnyObject, Sendable {
     func received(_ event: ObjectEvent)
     /// Called once when the session ends.
     func sessionEnded(_ reason: EndReason)
+    /// Called after `received` for each playlist released to the player, with the bytes the
+    /// origin sent (before rewriting) and the URL they came from (the audit finds ads here).
+    func playlistReleased(_ event: ObjectEvent, body: [UInt8])
 }
 
 extension RelayObserver {
     public func sessionEnded(_ reason: EndReason) {}
+    public func playlistReleased(_ event: ObjectEvent, body: [UInt8]) {}
 }

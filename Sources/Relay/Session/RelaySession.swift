@@ -141,8 +141,9 @@ public final class RelaySession: @unchecked Sendable {
             return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: "playlist_invalid", detail: "\(error)")
         }
         if result.final { state.locked { finalPlaylists[target.id] = result.body } }
-        record(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body,
-               outcome: result.verified ? .verified : .relayed)
+        let event = record(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body,
+                           outcome: result.verified ? .verified : .relayed)
+        if let event = event { observer?.playlistReleased(event, body: fetched.body) }
         return Self.playlistResponse(result.body)
     }
 
@@ -237,17 +238,21 @@ public final class RelaySession: @unchecked Sendable {
         return Self.withheldResponse(reason: reason, detail: detail)
     }
 
-    private func record(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?, outcome: ObjectEvent.Outcome) {
+    @discardableResult
+    private func record(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?, outcome: ObjectEvent.Outcome) -> ObjectEvent? {
         record(target, effectiveURL: effectiveURL, sha256: bytes.map { Hex.encode(SHA256Hasher.digest($0)) },
                size: bytes?.count ?? 0, outcome: outcome)
     }
 
+    @discardableResult
     private func record(_ target: OriginTarget, effectiveURL: String?, sha256: String?, size: Int,
-                        outcome: ObjectEvent.Outcome) {
-        guard let observer = observer else { return }
-        observer.received(ObjectEvent(localPath: target.localPath, originURL: target.url,
-                                      effectiveURL: effectiveURL, kind: target.kind, sha256: sha256,
-                                      size: size, outcome: outcome, time: wallClockSeconds()))
+                        outcome: ObjectEvent.Outcome) -> ObjectEvent? {
+        guard let observer = observer else { return nil }
+        let event = ObjectEvent(localPath: target.localPath, originURL: target.url,
+                                effectiveURL: effectiveURL, kind: target.kind, sha256: sha256,
+                                size: size, outcome: outcome, time: wallClockSeconds())
+        observer.received(event)
+        return event
     }
 
     // MARK: idle

@@ -53,7 +53,7 @@ public enum Dispatcher {
     static func noAcceptedReason(_ probe: ProbeResult) -> String {
         let probed = probe.units.filter { $0.index != nil }.count
         return probed == 0 ? "no backend unit was found; the reference interpreter runs the graph"
-                           : "none of the \(probed) probed unit\(probed == 1 ? "" : "s") passed the exactness probe; the reference interpreter runs the graph"
+                           : "none of the \(probed) probed unit\(probed == 1 ? " is" : "s is") accepted; the reference interpreter runs the graph"
     }
 
     /// One decimal, without Foundation's formatters.

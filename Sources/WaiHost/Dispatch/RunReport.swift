@@ -26,4 +26,7 @@ public enum DispatchKind: String, Sendable {
     case forced
     case dispatchUnitInexact = "dispatch_unit_inexact"
     case noAcceptedUnit = "no_accepted_unit"
+    /// The chosen unit failed while preparing or running the graph (device lost, out of
+    /// memory, a graph it cannot take); it is marked failed and the graph ran elsewhere.
+    case unitFailed = "dispatch_unit_failed"
 }

@@ -117,3 +117,19 @@ public struct ProbeResult: Codable, Sendable, Equatable {
         case hostVersion = "host_version", probeSuite = "probe_suite", units, warnings
     }
 }
+
+extension ProbeResult {
+    /// This result with the given units (selector → reason) turned `failed`: they failed at
+    /// run time in this process, so dispatch must not choose them again.
+    func markingFailed(_ failures: [String: String]) -> ProbeResult {
+        guard !failures.isEmpty else { return self }
+        var r = self
+        for i in r.units.indices {
+            guard let why = failures[r.units[i].selector] else { continue }
+            r.units[i].state = .failed
+            r.units[i].rank = nil
+            r.units[i].reason = why
+        }
+        return r
+    }
+}

@@ -1,0 +1,148 @@
+// A bundle as it travels (docs/audit-bundle.md §1): parse reads structure and limits only;
+// verify checks the binding, every signature, the sequence, the chain and the session record.
+
+import Foundation
+import WaiCrypto
+
+public struct AuditBundle: Sendable {
+    public var version: Int
+    public var sessionId: String
+    public var owner: String
+    public var binding: Envelope
+    public var records: [Envelope]
+
+    public init(sessionId: String, owner: String, binding: Envelope, records: [Envelope]) {
+        version = 1
+        self.sessionId = sessionId
+        self.owner = owner
+        self.binding = binding
+        self.records = records
+    }
+
+    /// The bundle's bytes: keys sorted, no whitespace.
+    public func encoded() -> [UInt8] {
+        JSONText.encode([
+            "version": version, "session_id": sessionId, "owner": owner,
+            "binding": binding.jsonObject, "records": records.map { $0.jsonObject },
+        ] as [String: Any])
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(AuditBundleError) -> AuditBundle {
+        guard bytes.count <= AuditLimits.bundleBytes else {
+            throw .tooLarge(what: "bundle", size: bytes.count, limit: AuditLimits.bundleBytes)
+        }
+        let json: Any
+        do { json = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
+            throw .malformed(at: "bundle", reason: "not JSON (truncated?)")
+        }
+        guard let o = json as? [String: Any] else { throw .malformed(at: "bundle", reason: "not a JSON object") }
+        let known: Set<String> = ["version", "session_id", "owner", "binding", "records"]
+        if let extra = o.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .malformed(at: extra, reason: "unknown field")
+        }
+        guard let v = o["version"] as? Int, !(o["version"] is Bool) else { throw .malformed(at: "version", reason: "missing or not an integer") }
+        guard v == 1 else { throw .unsupportedVersion(v) }
+        guard let sid = o["session_id"] as? String, isSessionId(sid) else {
+            throw .malformed(at: "session_id", reason: "must be 32 lowercase hex digits")
+        }
+        guard let owner = o["owner"] as? String, Hex.decode(owner)?.count == 32 else {
+            throw .malformed(at: "owner", reason: "must be 64 lowercase hex digits")
+        }
+        guard let b = o["binding"] else { throw .malformed(at: "binding", reason: "missing") }
+        let binding = try Envelope.from(json: b, at: "binding")
+        guard let rs = o["records"] as? [Any] else { throw .malformed(at: "records", reason: "missing or not an array") }
+        guard rs.count <= AuditLimits.records else {
+            throw .tooLarge(what: "records", size: rs.count, limit: AuditLimits.records)
+        }
+        var records: [Envelope] = []
+        records.reserveCapacity(rs.count)
+        for (i, r) in rs.enumerated() {
+            let e = try Envelope.from(json: r, at: "records[\(i)]")
+            guard e.payload.count <= AuditLimits.payloadBytes else {
+                throw .tooLarge(what: "records[\(i)].payload", size: e.payload.count, limit: AuditLimits.payloadBytes)
+            }
+            records.append(e)
+        }
+        guard binding.payload.count <= AuditLimits.payloadBytes else {
+            throw .tooLarge(what: "binding.payload", size: binding.payload.count, limit: AuditLimits.payloadBytes)
+        }
+        return AuditBundle(sessionId: sid, owner: owner, binding: binding, records: records)
+    }
+
+    /// Parses and verifies `bytes`; see `verify(owner:trustedInstallationKeys:)`.
+    public static func verify(_ bytes: [UInt8], owner: Ed25519PublicKey? = nil,
+                              trustedInstallationKeys: Set<Ed25519PublicKey>? = nil) throws(AuditBundleError) -> VerifiedBundle {
+        var v = try parse(bytes).verify(owner: owner, trustedInstallationKeys: trustedInstallationKeys)
+        v.bundleSha256 = SHA256.hex(bytes)
+        return v
+    }
+
+    /// `owner`: refuse a bundle addressed to another collector. `trustedInstallationKeys`:
+    /// refuse a binding by any other installation (nil: any installation key, as long as
+    /// the binding verifies under the key it names).
+    public func verify(owner expectedOwner: Ed25519PublicKey? = nil,
+                       trustedInstallationKeys: Set<Ed25519PublicKey>? = nil) throws(AuditBundleError) -> VerifiedBundle {
+        guard binding.payloadType == AuditPayloadType.binding else {
+            throw .malformed(at: "binding.payloadType", reason: "expected \(AuditPayloadType.binding), got \(binding.payloadType)")
+        }
+        let installation: Ed25519PublicKey
+        do { installation = try Ed25519PublicKey(hex: binding.keyID) } catch {
+            throw .malformed(at: "binding.signatures[0].keyid", reason: "\(error)")
+        }
+        guard binding.verifies(under: installation) else { throw .bindingSignature(installationKey: binding.keyID) }
+        let b = try PayloadCoding.decode(SessionBinding.self, binding.payload, at: "binding.payload")
+        guard b.version == 1 else { throw .unsupportedVersion(b.version) }
+        guard b.installationKey == binding.keyID else {
+            throw .bindingMismatch(field: "installation_key", bundle: binding.keyID, binding: b.installationKey)
+        }
+        guard b.sessionId == sessionId else { throw .bindingMismatch(field: "session_id", bundle: sessionId, binding: b.sessionId) }
+        guard b.owner == owner else { throw .bindingMismatch(field: "owner", bundle: owner, binding: b.owner) }
+        if let t = trustedInstallationKeys, !t.contains(installation) { throw .untrustedInstallationKey(installation.hex) }
+        if let e = expectedOwner, e.hex != owner { throw .wrongOwner(expected: e.hex, got: owner) }
+        let sessionKey: Ed25519PublicKey
+        do { sessionKey = try Ed25519PublicKey(hex: b.sessionKey) } catch {
+            throw .malformed(at: "binding.payload.session_key", reason: "\(error)")
+        }
+
+        var decoded: [AuditRecord] = []
+        decoded.reserveCapacity(records.count)
+        var prev = SHA256.hex(binding.payload)
+        var summary: SessionBody?
+        for (i, e) in records.enumerated() {
+            guard e.payloadType == AuditPayloadType.record else { throw .recordPayloadType(index: i, got: e.payloadType) }
+            guard e.keyID == sessionKey.hex else { throw .unboundRecordKey(index: i, keyID: e.keyID, sessionKey: sessionKey.hex) }
+            guard e.verifies(under: sessionKey) else { throw .recordSignature(index: i) }
+            let r = try PayloadCoding.decode(AuditRecord.self, e.payload, at: "records[\(i)].payload")
+            guard r.sessionId == sessionId else { throw .recordSession(index: i, expected: sessionId, got: r.sessionId) }
+            guard r.seq == Int64(i) else { throw .sequence(index: i, expected: Int64(i), got: r.seq) }
+            guard r.prev == prev else { throw .chain(index: i, expected: prev, got: r.prev) }
+            guard let body = r.body else { throw .bodyMismatch(index: i, type: r.type) }
+            if summary != nil { throw .sessionRecordNotLast(index: i - 1) }
+            if case .session(let s) = body { summary = s }
+            decoded.append(r)
+            prev = SHA256.hex(e.payload)
+        }
+        guard let s = summary else { throw .sessionRecordMissing }
+        return VerifiedBundle(sessionId: sessionId, owner: owner, installationKey: installation.hex,
+                              sessionKey: sessionKey.hex, binding: b, records: decoded, session: s,
+                              bundleSha256: SHA256.hex(encoded()))
+    }
+
+    static func isSessionId(_ s: String) -> Bool { Hex.decode(s)?.count == 16 }
+}
+
+/// What a verified bundle says. `bundleSha256` is of the bytes verified (AuditBundle.verify
+/// on bytes) — the hash the collector acknowledges.
+public struct VerifiedBundle: Equatable, Sendable {
+    public var sessionId: String
+    public var owner: String
+    public var installationKey: String
+    public var sessionKey: String
+    public var binding: SessionBinding
+    public var records: [AuditRecord]
+    public var session: SessionBody
+    public var bundleSha256: String
+
+    public var acks: [AckBody] { records.compactMap { $0.ack } }
+    public var adClaims: [AdClaimBody] { records.compactMap { $0.adClaim } }
+}

@@ -1,0 +1,161 @@
+// Builds a session's bundle while the relay plays: an ack for every object the relay hands
+// its observer, ad claims from the media playlists it released, and the session record.
+
+import Foundation
+import Relay
+import WaiCrypto
+
+public final class AuditRecorder: RelayObserver, @unchecked Sendable {
+    public let sessionId: String
+    public let owner: Ed25519PublicKey
+    public let decodeUnits: [String]
+
+    private let lock = NSLock()
+    private var chain: AuditChain
+    private let startMs: Int64
+    private var visible = true
+    private var endReason: EndReason?
+    private var finished: [UInt8]?
+    private var totals = (objects: Int64(0), bytes: Int64(0), verified: Int64(0), relayed: Int64(0), withheld: Int64(0))
+    /// Ads in the order first seen, with the segments released so far.
+    private var adOrder: [String] = []
+    private var ads: [String: MarkedAd] = [:]
+    private var presented: [String: (segments: [AdSegment], ms: Int64)] = [:]
+    /// Segment URL → the ads (keys) it belongs to and its EXTINF duration.
+    private var adSegments: [String: [(key: String, durationMs: Int64)]] = [:]
+    private let cmcd: CMCDEvents?
+    private var playing = false
+
+    /// Records stop at this count minus room for claims and the session record (§6).
+    static let ackLimit = AuditLimits.records - 10
+
+    /// `cmcd` receives CMCD event-mode lines as they happen (AuditDelivery posts them).
+    public init(installationKey: Ed25519PrivateKey, owner: Ed25519PublicKey, decodeUnits: [String] = ["player"],
+                cmcd: (@Sendable (String) -> Void)? = nil) throws {
+        chain = try AuditChain(installationKey: installationKey, owner: owner)
+        sessionId = chain.sessionId
+        self.owner = owner
+        self.decodeUnits = decodeUnits
+        startMs = AuditChain.nowMs()
+        self.cmcd = cmcd.map { CMCDEvents(sessionId: chain.sessionId, emit: $0) }
+        self.cmcd?.playState("s")
+    }
+
+    /// Whether someone can see the player; ad time counts only while visible.
+    public func setVisible(_ v: Bool) { lock.lock(); visible = v; lock.unlock() }
+
+    public func received(_ event: ObjectEvent) {
+        var firstPlay = false
+        lock.lock()
+        defer {
+            lock.unlock()
+            if firstPlay { cmcd?.playState("p") }
+        }
+        guard finished == nil else { return }
+        totals.objects += 1
+        totals.bytes += Int64(event.size)
+        var outcome = "relayed", reason: String?, detail: String?
+        switch event.outcome {
+        case .verified: outcome = "verified"; totals.verified += 1
+        case .relayed: totals.relayed += 1
+        case .withheld(let r, let d):
+            outcome = "withheld"; totals.withheld += 1
+            reason = clip(r)
+            detail = String(d.utf8.count > 1024 ? clip(String(decoding: Array(d.utf8.prefix(1020)), as: UTF8.self)) : d)
+        }
+        if chain.records.count < Self.ackLimit {
+            let ack = AckBody(uri: clip(event.originURL), effectiveUri: event.effectiveURL.map(clip), kind: event.kind.rawValue,
+                              sha256: event.sha256, size: Int64(event.size), outcome: outcome, reason: reason,
+                              detail: detail, timeMs: Int64((event.time * 1000).rounded(.down)))
+            // Signing fails only if OpenSSL cannot allocate; the totals still count the object.
+            try? chain.append(.ack(ack))
+        }
+        guard event.kind == .object, !event.isWithheld, let sha = event.sha256 else { return }
+        if !playing { playing = true; firstPlay = true }
+        for (key, ms) in adSegments[event.originURL] ?? [] {
+            var p = presented[key] ?? ([], 0)
+            guard !p.segments.contains(where: { $0.uri == event.originURL }),
+                  p.segments.count < AuditLimits.segmentsPerClaim else { continue }
+            p.segments.append(AdSegment(uri: clip(event.originURL), sha256: sha, durationMs: ms))
+            if visible { p.ms += ms }
+            presented[key] = p
+        }
+    }
+
+    public func playlistReleased(_ event: ObjectEvent, body: [UInt8]) {
+        guard let playlist = try? Playlist.parse(body) else { return }
+        let found = AdMarkers.find(in: playlist, effectiveURL: event.effectiveURL ?? event.originURL)
+        lock.lock()
+        defer { lock.unlock() }
+        guard finished == nil else { return }
+        for ad in found {
+            if ads[ad.key] == nil { adOrder.append(ad.key); ads[ad.key] = ad }
+            else if var known = ads[ad.key] {
+                // A later revision may add the SCTE35-IN or more segments of a live ad.
+                known.scte35In = known.scte35In ?? ad.scte35In
+                ads[ad.key] = known
+            }
+            for s in ad.segments {
+                var list = adSegments[s.url] ?? []
+                if !list.contains(where: { $0.key == ad.key }) { list.append((ad.key, s.durationMs)) }
+                adSegments[s.url] = list
+            }
+        }
+    }
+
+    public func sessionEnded(_ reason: EndReason) {
+        lock.lock()
+        if endReason == nil { endReason = reason }
+        lock.unlock()
+    }
+
+    /// Writes the ad claims and the session record and returns the signed bundle's bytes.
+    /// Later calls return the same bytes; nothing is recorded after the first.
+    public func finish(endReason given: EndReason? = nil) throws -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let f = finished { return f }
+        let reason = endReason ?? given ?? .closed
+        var claims: Int64 = 0
+        for key in adOrder {
+            guard let ad = ads[key], let p = presented[key], !p.segments.isEmpty else { continue }
+            guard chain.records.count < AuditLimits.records - 1 else { break }
+            let ordered = ad.segments.compactMap { s in p.segments.first { $0.uri == s.url } }
+            try chain.append(.adClaim(AdClaimBody(
+                marker: ad.marker, id: ad.id, adClass: ad.adClass, startDate: ad.startDate, scte35Cmd: ad.scte35Cmd,
+                scte35Out: ad.scte35Out, scte35In: ad.scte35In, plannedDurationMs: ad.plannedDurationMs,
+                segments: ordered.count == p.segments.count ? ordered : p.segments, presentedMs: p.ms)))
+            claims += 1
+        }
+        try chain.append(.session(SessionBody(
+            startMs: startMs, endMs: AuditChain.nowMs(), endReason: reason.rawValue, objects: totals.objects,
+            bytes: totals.bytes, verified: totals.verified, relayed: totals.relayed, withheld: totals.withheld,
+            adClaims: claims, decodeUnits: decodeUnits)))
+        let bytes = chain.bundle.encoded()
+        finished = bytes
+        cmcd?.playState("e")
+        return bytes
+    }
+}
+
+/// CMCD event mode (CTA-5004-B): one key list per event, keys in alphabetical order.
+final class CMCDEvents: @unchecked Sendable {
+    private let sessionId: String
+    private let emit: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var sequence = 0
+
+    init(sessionId: String, emit: @escaping @Sendable (String) -> Void) {
+        self.sessionId = sessionId
+        self.emit = emit
+    }
+
+    /// `e=ps` with `sta`: s starting, p playing, e ended.
+    func playState(_ state: String) {
+        lock.lock()
+        let sn = sequence
+        sequence += 1
+        lock.unlock()
+        emit("e=ps,sid=\"\(sessionId)\",sn=\(sn),sta=\(state),ts=\(AuditChain.nowMs()),v=2")
+    }
+}

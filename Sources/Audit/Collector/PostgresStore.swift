@@ -1,0 +1,270 @@
+// The store for when one machine is not enough: PostgreSQL through libpq, with
+// synchronous_commit on (a COMMIT returns after the WAL is flushed) and the same unique keys
+// as SQLite, so several collectors can share one database and still accept a bundle once.
+import CPostgres
+import WaiCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class PostgresStore: CollectorStore, @unchecked Sendable {
+    private var conn: OpaquePointer?
+    private let lock = StoreMutex()
+    private let location: String
+    private var committer: GroupCommit<StoreJob, StoreJobOutcome>!
+
+    static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS bundles(
+            session_id TEXT NOT NULL PRIMARY KEY, last_seq BIGINT NOT NULL, digest BYTEA NOT NULL,
+            bytes BYTEA NOT NULL, acknowledgement BYTEA NOT NULL, received_at BIGINT NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS records(
+            session_id TEXT NOT NULL REFERENCES bundles(session_id), seq BIGINT NOT NULL,
+            type TEXT NOT NULL, fields TEXT NOT NULL, PRIMARY KEY(session_id, seq))
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS cmcd(
+            session_id TEXT NOT NULL, sequence BIGINT NOT NULL, body TEXT NOT NULL,
+            received_at BIGINT NOT NULL, PRIMARY KEY(session_id, sequence))
+        """,
+    ]
+
+    public init(uri: String) throws {
+        location = Self.redacted(uri)
+        guard let c = PQconnectdb(uri) else { throw StoreError.open(location: location, reason: "out of memory") }
+        guard PQstatus(c) == CONNECTION_OK else {
+            let reason = String(cString: PQerrorMessage(c)).trimmingTrailingNewlines()
+            PQfinish(c)
+            throw StoreError.open(location: location, reason: reason)
+        }
+        conn = c
+        do {
+            try exec("SET synchronous_commit = on")
+            try exec("SET client_min_messages = warning")
+            // CREATE TABLE IF NOT EXISTS races with a second collector starting at once; a lock makes it safe.
+            try exec("BEGIN")
+            try exec("SELECT pg_advisory_xact_lock(7263541)")
+            for s in Self.schema { try exec(s) }
+            try exec("COMMIT")
+        } catch {
+            PQfinish(c)
+            conn = nil
+            throw error
+        }
+        committer = GroupCommit(maxBatch: 512) { [unowned self] jobs in self.runBatch(jobs) }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        lock.locked {
+            if let c = conn { PQfinish(c) }
+            conn = nil
+        }
+    }
+
+    public func insertBundle(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        guard case .bundle(let o) = try committer.submit(.bundle(bundle)) else {
+            throw StoreError.corrupt(what: "batch outcome")
+        }
+        return o
+    }
+
+    public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
+        guard case .cmcd(let o) = try committer.submit(.cmcd(reports)) else {
+            throw StoreError.corrupt(what: "batch outcome")
+        }
+        return o
+    }
+
+    private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
+        lock.locked {
+            do {
+                try exec("BEGIN")
+            } catch {
+                return jobs.map { _ in .failure(error) }
+            }
+            var results: [Result<StoreJobOutcome, Error>] = []
+            for job in jobs {
+                do {
+                    try exec("SAVEPOINT job")
+                    let outcome = try run(job)
+                    try exec("RELEASE SAVEPOINT job")
+                    results.append(.success(outcome))
+                } catch {
+                    try? exec("ROLLBACK TO SAVEPOINT job")
+                    try? exec("RELEASE SAVEPOINT job")
+                    results.append(.failure(error))
+                }
+            }
+            do {
+                try exec("COMMIT")
+            } catch {
+                try? exec("ROLLBACK")
+                return jobs.map { _ in .failure(error) }
+            }
+            return results
+        }
+    }
+
+    private func run(_ job: StoreJob) throws -> StoreJobOutcome {
+        switch job {
+        case .bundle(let b): return .bundle(try insert(b))
+        case .cmcd(let reports):
+            return .cmcd(try reports.map { r in
+                let n = try command("""
+                    INSERT INTO cmcd(session_id, sequence, body, received_at) VALUES($1,$2,$3,$4)
+                    ON CONFLICT (session_id, sequence) DO NOTHING
+                    """, [r.sessionID, String(r.sequence), r.body, String(unixMillis())])
+                return n == 1 ? .stored : .duplicate
+            })
+        }
+    }
+
+    private func insert(_ b: BundleSubmission) throws -> BundleInsertOutcome {
+        let n = try command("""
+            INSERT INTO bundles(session_id, last_seq, digest, bytes, acknowledgement, received_at)
+            VALUES($1,$2,$3,$4,$5,$6) ON CONFLICT (session_id) DO NOTHING
+            """, [b.sessionID, String(b.lastSequence), Self.bytea(b.digest), Self.bytea(b.bytes),
+                  Self.bytea(b.acknowledgement), String(b.receivedAt)])
+        if n == 1 {
+            for r in b.records {
+                _ = try command("INSERT INTO records(session_id, seq, type, fields) VALUES($1,$2,$3,$4)",
+                                [b.sessionID, String(r.sequence), r.type, r.fields])
+            }
+            return .stored(acknowledgement: b.acknowledgement)
+        }
+        guard let existing = try bundleLocked(sessionID: b.sessionID) else {
+            throw StoreError.corrupt(what: "bundle row that ON CONFLICT DO NOTHING skipped")
+        }
+        return existing.digest == b.digest ? .duplicate(acknowledgement: existing.acknowledgement)
+            : .conflict(existingDigest: existing.digest)
+    }
+
+    public func bundle(sessionID: String) throws -> StoredBundle? {
+        try lock.locked { try bundleLocked(sessionID: sessionID) }
+    }
+
+    public func allBundles() throws -> [StoredBundle] {
+        try lock.locked {
+            try query("""
+                SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
+                ORDER BY session_id
+                """, []).map(Self.bundleRow)
+        }
+    }
+
+    public func records(sessionID: String) throws -> [StoredRecord] {
+        try lock.locked {
+            try query("""
+                SELECT type, seq, fields FROM records WHERE session_id=$1 ORDER BY seq
+                """, [sessionID]).map { row in
+                guard let seq = Int64(row[1]) else { throw StoreError.corrupt(what: "record seq") }
+                return StoredRecord(type: row[0], sequence: seq, fields: row[2])
+            }
+        }
+    }
+
+    public func cmcdReports(sessionID: String) throws -> [CMCDReport] {
+        try lock.locked {
+            try query("SELECT session_id, sequence, body FROM cmcd WHERE session_id=$1 ORDER BY sequence",
+                      [sessionID]).map { row in
+                guard let seq = Int64(row[1]) else { throw StoreError.corrupt(what: "cmcd sequence") }
+                return CMCDReport(sessionID: row[0], sequence: seq, body: row[2])
+            }
+        }
+    }
+
+    private func bundleLocked(sessionID: String) throws -> StoredBundle? {
+        try query("""
+            SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
+            WHERE session_id=$1
+            """, [sessionID]).map(Self.bundleRow).first
+    }
+
+    private static func bundleRow(_ row: [String]) throws -> StoredBundle {
+        guard row.count == 6, let seq = Int64(row[1]), let at = Int64(row[5]),
+              let digest = unbytea(row[2]), let bytes = unbytea(row[3]), let ack = unbytea(row[4]) else {
+            throw StoreError.corrupt(what: "bundles row")
+        }
+        return StoredBundle(sessionID: row[0], lastSequence: seq, digest: digest, bytes: bytes,
+                            acknowledgement: ack, receivedAt: at)
+    }
+
+    // MARK: libpq
+
+    /// bytea's hex input form; results come back in the same form (bytea_output = hex, the default).
+    private static func bytea(_ b: [UInt8]) -> String { "\\x" + Hex.encode(b) }
+
+    private static func unbytea(_ s: String) -> [UInt8]? {
+        guard s.hasPrefix("\\x") else { return nil }
+        return Hex.decode(String(s.dropFirst(2)))
+    }
+
+    private func exec(_ sql: String) throws {
+        let r = PQexec(conn, sql)
+        defer { PQclear(r) }
+        let st = PQresultStatus(r)
+        guard st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK else {
+            throw StoreError.statement(sql: sql, reason: errorText(r))
+        }
+    }
+
+    private func withParams<T>(_ sql: String, _ params: [String], _ body: (OpaquePointer?) throws -> T) throws -> T {
+        let cStrings = params.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let pointers = cStrings.map { UnsafePointer<CChar>($0) }
+        let r = pointers.withUnsafeBufferPointer { p in
+            PQexecParams(conn, sql, Int32(params.count), nil, p.baseAddress, nil, nil, 0)
+        }
+        defer { PQclear(r) }
+        return try body(r)
+    }
+
+    /// Runs an INSERT/UPDATE; returns the number of rows it changed.
+    private func command(_ sql: String, _ params: [String]) throws -> Int {
+        try withParams(sql, params) { r in
+            guard PQresultStatus(r) == PGRES_COMMAND_OK else {
+                throw StoreError.statement(sql: sql, reason: errorText(r))
+            }
+            return Int(String(cString: PQcmdTuples(r))) ?? 0
+        }
+    }
+
+    private func query(_ sql: String, _ params: [String]) throws -> [[String]] {
+        try withParams(sql, params) { r in
+            guard PQresultStatus(r) == PGRES_TUPLES_OK else {
+                throw StoreError.statement(sql: sql, reason: errorText(r))
+            }
+            let rows = PQntuples(r), cols = PQnfields(r)
+            return (0..<rows).map { i in
+                (0..<cols).map { j in String(cString: PQgetvalue(r, i, j)) }
+            }
+        }
+    }
+
+    private func errorText(_ r: OpaquePointer?) -> String {
+        let fromResult = r.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+        let text = fromResult.isEmpty ? String(cString: PQerrorMessage(conn)) : fromResult
+        return text.trimmingTrailingNewlines()
+    }
+
+    /// A URI may carry a password; error messages and logs get it without.
+    static func redacted(_ uri: String) -> String {
+        guard let at = uri.firstIndex(of: "@"), let scheme = uri.range(of: "://"),
+              scheme.upperBound < at else { return uri }
+        let userInfo = uri[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return uri }
+        return String(uri[..<colon]) + ":***" + String(uri[at...])
+    }
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var s = self
+        while s.last == "\n" || s.last == "\r" { s.removeLast() }
+        return s
+    }
+}

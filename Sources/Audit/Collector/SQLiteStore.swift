@@ -1,0 +1,279 @@
+// The default store: one SQLite file in WAL mode with synchronous=FULL, so a committed
+// transaction survives a crash of the process or the machine. One connection, one writer.
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+public final class SQLiteStore: CollectorStore, @unchecked Sendable {
+    public let path: String
+    private var db: OpaquePointer?
+    private let lock = StoreMutex()
+    private var committer: GroupCommit<StoreJob, StoreJobOutcome>!
+
+    static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS bundles(
+            session_id TEXT NOT NULL PRIMARY KEY, last_seq INTEGER NOT NULL, digest BLOB NOT NULL,
+            bytes BLOB NOT NULL, acknowledgement BLOB NOT NULL, received_at INTEGER NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS records(
+            session_id TEXT NOT NULL REFERENCES bundles(session_id), seq INTEGER NOT NULL,
+            type TEXT NOT NULL, fields TEXT NOT NULL, PRIMARY KEY(session_id, seq))
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS cmcd(
+            session_id TEXT NOT NULL, sequence INTEGER NOT NULL, body TEXT NOT NULL,
+            received_at INTEGER NOT NULL, PRIMARY KEY(session_id, sequence))
+        """,
+    ]
+
+    public init(path: String) throws {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let h = handle else {
+            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw StoreError.open(location: "sqlite:\(path)", reason: reason)
+        }
+        db = h
+        do {
+            sqlite3_busy_timeout(h, 10_000)
+            let mode = try queryText("PRAGMA journal_mode=WAL")
+            guard mode == "wal" else {
+                throw StoreError.open(location: "sqlite:\(path)", reason: "journal_mode WAL refused (got \(mode ?? "nothing"))")
+            }
+            try exec("PRAGMA synchronous=FULL")
+            try exec("PRAGMA foreign_keys=ON")
+            for s in Self.schema { try exec(s) }
+        } catch {
+            sqlite3_close(h)
+            db = nil
+            throw error
+        }
+        committer = GroupCommit(maxBatch: 512) { [unowned self] jobs in self.runBatch(jobs) }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        lock.locked {
+            if let d = db { sqlite3_close(d) }
+            db = nil
+        }
+    }
+
+    public func insertBundle(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        guard case .bundle(let o) = try committer.submit(.bundle(bundle)) else {
+            throw StoreError.corrupt(what: "batch outcome")
+        }
+        return o
+    }
+
+    public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
+        guard case .cmcd(let o) = try committer.submit(.cmcd(reports)) else {
+            throw StoreError.corrupt(what: "batch outcome")
+        }
+        return o
+    }
+
+    private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
+        lock.locked {
+            do {
+                try exec("BEGIN IMMEDIATE")
+            } catch {
+                return jobs.map { _ in .failure(error) }
+            }
+            var results: [Result<StoreJobOutcome, Error>] = []
+            for job in jobs {
+                do {
+                    // A savepoint per job: one job's failure must not undo the others' inserts.
+                    try exec("SAVEPOINT job")
+                    let outcome = try run(job)
+                    try exec("RELEASE job")
+                    results.append(.success(outcome))
+                } catch {
+                    try? exec("ROLLBACK TO job")
+                    try? exec("RELEASE job")
+                    results.append(.failure(error))
+                }
+            }
+            do {
+                try exec("COMMIT")
+            } catch {
+                try? exec("ROLLBACK")
+                return jobs.map { _ in .failure(error) }
+            }
+            return results
+        }
+    }
+
+    private func run(_ job: StoreJob) throws -> StoreJobOutcome {
+        switch job {
+        case .bundle(let b): return .bundle(try insert(b))
+        case .cmcd(let reports):
+            return .cmcd(try reports.map { r in
+                try step("INSERT OR IGNORE INTO cmcd(session_id, sequence, body, received_at) VALUES(?,?,?,?)",
+                         [.text(r.sessionID), .int(r.sequence), .text(r.body), .int(unixMillis())])
+                return sqlite3_changes(db) == 1 ? .stored : .duplicate
+            })
+        }
+    }
+
+    private func insert(_ b: BundleSubmission) throws -> BundleInsertOutcome {
+        try step("""
+            INSERT OR IGNORE INTO bundles(session_id, last_seq, digest, bytes, acknowledgement, received_at)
+            VALUES(?,?,?,?,?,?)
+            """, [.text(b.sessionID), .int(b.lastSequence), .blob(b.digest), .blob(b.bytes),
+                  .blob(b.acknowledgement), .int(b.receivedAt)])
+        if sqlite3_changes(db) == 1 {
+            for r in b.records {
+                try step("INSERT INTO records(session_id, seq, type, fields) VALUES(?,?,?,?)",
+                         [.text(b.sessionID), .int(r.sequence), .text(r.type), .text(r.fields)])
+            }
+            return .stored(acknowledgement: b.acknowledgement)
+        }
+        guard let existing = try bundleLocked(sessionID: b.sessionID) else {
+            throw StoreError.corrupt(what: "bundle row that INSERT OR IGNORE skipped")
+        }
+        return existing.digest == b.digest ? .duplicate(acknowledgement: existing.acknowledgement)
+            : .conflict(existingDigest: existing.digest)
+    }
+
+    public func bundle(sessionID: String) throws -> StoredBundle? {
+        try lock.locked { try bundleLocked(sessionID: sessionID) }
+    }
+
+    public func allBundles() throws -> [StoredBundle] {
+        try lock.locked {
+            try query("""
+                SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
+                ORDER BY session_id
+                """, []) { try Self.bundleRow($0) }
+        }
+    }
+
+    public func records(sessionID: String) throws -> [StoredRecord] {
+        try lock.locked {
+            try query("""
+                SELECT type, seq, fields FROM records WHERE session_id=? ORDER BY seq
+                """, [.text(sessionID)]) { s in
+                StoredRecord(type: Self.text(s, 0), sequence: sqlite3_column_int64(s, 1), fields: Self.text(s, 2))
+            }
+        }
+    }
+
+    public func cmcdReports(sessionID: String) throws -> [CMCDReport] {
+        try lock.locked {
+            try query("SELECT session_id, sequence, body FROM cmcd WHERE session_id=? ORDER BY sequence",
+                      [.text(sessionID)]) { s in
+                CMCDReport(sessionID: Self.text(s, 0), sequence: sqlite3_column_int64(s, 1), body: Self.text(s, 2))
+            }
+        }
+    }
+
+    private func bundleLocked(sessionID: String) throws -> StoredBundle? {
+        try query("""
+            SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
+            WHERE session_id=?
+            """, [.text(sessionID)]) { try Self.bundleRow($0) }.first
+    }
+
+    private static func bundleRow(_ s: OpaquePointer) throws -> StoredBundle {
+        StoredBundle(sessionID: text(s, 0), lastSequence: sqlite3_column_int64(s, 1), digest: blob(s, 2),
+                     bytes: blob(s, 3), acknowledgement: blob(s, 4), receivedAt: sqlite3_column_int64(s, 5))
+    }
+
+    // MARK: statements
+
+    enum Value { case int(Int64), text(String), blob([UInt8]) }
+
+    private func exec(_ sql: String) throws {
+        var err: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &err) == SQLITE_OK else {
+            let reason = err.map { String(cString: $0) } ?? "unknown"
+            sqlite3_free(err)
+            throw StoreError.statement(sql: sql, reason: reason)
+        }
+    }
+
+    private func queryText(_ sql: String) throws -> String? {
+        try query(sql, []) { Self.text($0, 0) }.first
+    }
+
+    private func prepare(_ sql: String, _ values: [Value]) throws -> OpaquePointer {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let s = stmt else {
+            throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+        }
+        for (i, v) in values.enumerated() {
+            let idx = Int32(i + 1)
+            switch v {
+            case .int(let x): sqlite3_bind_int64(s, idx, x)
+            case .text(let t): sqlite3_bind_text(s, idx, t, -1, transient)
+            case .blob(let b):
+                b.withUnsafeBytes { raw in
+                    // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
+                    _ = sqlite3_bind_blob(s, idx, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), transient)
+                }
+            }
+        }
+        return s
+    }
+
+    private func step(_ sql: String, _ values: [Value]) throws {
+        let s = try prepare(sql, values)
+        defer { sqlite3_finalize(s) }
+        let rc = sqlite3_step(s)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
+            throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+        }
+    }
+
+    private func query<T>(_ sql: String, _ values: [Value], _ row: (OpaquePointer) throws -> T) throws -> [T] {
+        let s = try prepare(sql, values)
+        defer { sqlite3_finalize(s) }
+        var out: [T] = []
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { return out }
+            guard rc == SQLITE_ROW else {
+                throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+            }
+            out.append(try row(s))
+        }
+    }
+
+    private static func text(_ s: OpaquePointer, _ i: Int32) -> String {
+        sqlite3_column_text(s, i).map { String(cString: $0) } ?? ""
+    }
+
+    private static func blob(_ s: OpaquePointer, _ i: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(s, i))
+        guard n > 0, let p = sqlite3_column_blob(s, i) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+}
+
+/// A pthread mutex for the stores' connections (libpq and a NOMUTEX SQLite handle are not
+/// safe to share between threads unguarded).
+final class StoreMutex: @unchecked Sendable {
+    private var m = pthread_mutex_t()
+    init() { pthread_mutex_init(&m, nil) }
+    deinit { pthread_mutex_destroy(&m) }
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&m)
+        defer { pthread_mutex_unlock(&m) }
+        return try body()
+    }
+}
+
+func unixMillis() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+}

@@ -1,1 +1,0 @@
-#include <vulkan/vulkan.h>
