@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
-        .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests"),
+        .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests",
+                    exclude: ["verify_bundle.py"]),
     ]
 )

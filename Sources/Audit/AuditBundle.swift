@@ -40,7 +40,7 @@ public struct AuditBundle: Sendable {
         if let extra = o.keys.sorted().first(where: { !known.contains($0) }) {
             throw .malformed(at: extra, reason: "unknown field")
         }
-        guard let v = o["version"] as? Int, !(o["version"] is Bool) else { throw .malformed(at: "version", reason: "missing or not an integer") }
+        guard let n = o["version"] as? NSNumber, String(cString: n.objCType) != "c", let v = o["version"] as? Int else { throw .malformed(at: "version", reason: "missing or not an integer") }
         guard v == 1 else { throw .unsupportedVersion(v) }
         guard let sid = o["session_id"] as? String, isSessionId(sid) else {
             throw .malformed(at: "session_id", reason: "must be 32 lowercase hex digits")

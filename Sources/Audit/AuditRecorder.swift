@@ -32,12 +32,13 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
     /// `cmcd` receives CMCD event-mode lines as they happen (AuditDelivery posts them).
     public init(installationKey: Ed25519PrivateKey, owner: Ed25519PublicKey, decodeUnits: [String] = ["player"],
                 cmcd: (@Sendable (String) -> Void)? = nil) throws {
-        chain = try AuditChain(installationKey: installationKey, owner: owner)
-        sessionId = chain.sessionId
+        let c = try AuditChain(installationKey: installationKey, owner: owner)
+        chain = c
+        sessionId = c.sessionId
         self.owner = owner
         self.decodeUnits = decodeUnits
         startMs = AuditChain.nowMs()
-        self.cmcd = cmcd.map { CMCDEvents(sessionId: chain.sessionId, emit: $0) }
+        self.cmcd = cmcd.map { CMCDEvents(sessionId: c.sessionId, emit: $0) }
         self.cmcd?.playState("s")
     }
 

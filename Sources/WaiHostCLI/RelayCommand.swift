@@ -1,4 +1,5 @@
 import Relay
+import Audit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,6 +12,7 @@ enum RelayCommand: Command {
         usage: waihost relay URL [--require-signed] [--content-addressed]
                                  [--publisher-key HEX] [--port N] [--idle-after SECONDS]
                                  [--cache-mb N] [--max-object-mb N] [--json]
+                                 [--collector URL --owner HEX [--installation-key FILE]]
 
         Serves one playback session of the playlist at URL on 127.0.0.1 and prints the URL
         to give the player (one line; with --json, one JSON object). Runs until the session
@@ -26,6 +28,15 @@ enum RelayCommand: Command {
           --cache-mb N          memory for released objects (default 256)
           --max-object-mb N     largest object fetched (default 64)
           --json                print the URL and each withheld object as JSON lines
+          --collector URL       audit the session (docs/audit-bundle.md): post its signed
+                                bundle to URL/v1/sessions (spooled until acknowledged) and
+                                CMCD event reports to URL/v1/cmcd
+          --owner HEX           the collector's owner key; its acknowledgement must verify
+          --installation-key F  the key that binds each session key (default: created under
+                                the cache dir, audit/installation.key)
+          --deliver-wait S      wait up to S seconds (default 15) at the end for the
+                                collector's acknowledgement; unacknowledged bundles stay
+                                spooled and are posted on the next audited run
 
         Behaviour, status codes and headers: docs/relay.md.
         """
@@ -35,7 +46,9 @@ enum RelayCommand: Command {
         var options = RelayOptions()
         var url: String?
         var json = false
+        var audit = AuditCLIOptions()
         while let a = args.next() {
+            if try audit.parse(a, &args) { continue }
             switch a {
             case "--require-signed": options.requireSigned = true
             case "--content-addressed": options.contentAddressed = true
@@ -79,7 +92,10 @@ enum RelayCommand: Command {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
-        let session = try RelaySession(origin: origin, options: options, observer: StderrObserver(json: json))
+        let auditing = try audit.start()
+        let observer: RelayObserver = auditing.map { FanOutObserver([StderrObserver(json: json), $0.recorder]) }
+            ?? StderrObserver(json: json)
+        let session = try RelaySession(origin: origin, options: options, observer: observer)
         if json {
             Output.out("{\"url\":\"\(session.playerURL)\",\"port\":\(session.port)}")
         } else {
@@ -98,6 +114,7 @@ enum RelayCommand: Command {
         let reason = session.ended?.rawValue ?? "closed"
         session.close()
         Output.err(json ? "{\"ended\":\"\(reason)\"}" : "waihost relay: session ended (\(reason))")
+        if let a = auditing { a.finish(endReason: session.ended ?? .closed, json: json) }
         return ExitCode.ok
     }
 }

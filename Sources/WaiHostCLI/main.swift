@@ -17,6 +17,7 @@ let commands: [Command.Type] = [
     VersionCommand.self,
     ProbeWorkerCommand.self,
     RelayCommand.self,
+    AuditCommand.self,
 ]
 
 func mainHelp() -> String {

@@ -196,49 +196,24 @@ final class CPUBackendTests: XCTestCase {
 
     func testConvolutionsBothWidths() throws {
         let backends = try backends()
-        var rng = SplitMix64(seed: 0xC0_2D)
-        for k in 0..<48 {
-            let c = try GraphCases.conv(&rng, transposed: k % 2 == 1, wide: k % 4 >= 2)
-            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
-        }
+        for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
     func testElementwiseOpsBothWidths() throws {
         let backends = try backends()
-        var rng = SplitMix64(seed: 0xE1E)
-        for k in 0..<12 {
-            let wide = k % 2 == 1
-            for c in try [GraphCases.requantize(&rng, wide: wide), GraphCases.add(&rng, wide: wide),
-                          GraphCases.clamp(&rng, wide: wide), GraphCases.depthToSpace(&rng, wide: wide),
-                          GraphCases.concat(&rng, wide: wide), GraphCases.lookup(&rng, wide: wide)] {
-                try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
-            }
-        }
+        for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
     func testInverseGDNBothWidths() throws {
         let backends = try backends()
-        var rng = SplitMix64(seed: 0x6D4)
-        for k in 0..<16 {
-            let c = try GraphCases.inverseGDN(&rng, wide: k % 2 == 1, int16Math: k % 4 < 2)
-            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: backends)
-        }
+        for c in try BackendCases.inverseGDN() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
     /// Shifts of negative values at every count and ties in both directions (§3), through a
     /// standalone requantize on wide storage and through one fused into a conv.
     func testShiftAndRoundingEdges() throws {
         let backends = try backends()
-        let probes: [Int32] = [Int32.min, Int32.min + 1, -65537, -32769, -32768, -3, -2, -1, 0, 1, 2, 3, 32767, 65535]
-        for s in 0...31 {
-            let top = Int64(Int32.max) - (s == 0 ? 0 : Int64(1) << (s - 1))
-            var b = GraphBuilder()
-            let x = b.input("x", Shape(1, 1, probes.count + 1), storage: .wide, interval: Interval(lo: Int64(Int32.min), hi: top))
-            let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [Int32(s)], lo: Int32.min, hi: Int32.max))
-            let values = probes + [Int32(top)]
-            try assertExact("requantize shift \(s)", try b.build(outputs: [y]),
-                            [TensorValue(shape: Shape(1, 1, values.count), values: values)], on: backends)
-        }
+        for c in try BackendCases.requantizeShifts() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
         // conv of a narrow input at −32768…32767 with weight 1, fused with every shift.
         for s in [1, 2, 7, 15, 16, 31] {
             var b = GraphBuilder()
@@ -256,8 +231,7 @@ final class CPUBackendTests: XCTestCase {
     /// share the backend's thread pool.
     func testConcurrentRunsOfDifferentGraphs() throws {
         guard let plugin = try load(isa: nil) else { return XCTFail("no path") }
-        var rng = SplitMix64(seed: 0xC0C0)
-        let cases = try (0..<4).map { k in try GraphCases.conv(&rng, transposed: k % 2 == 0, wide: k == 3) }
+        let cases = try BackendCases.concurrentConvolutions()
         let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
         let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
         let results = ResultBox(count: cases.count)
@@ -275,30 +249,9 @@ final class CPUBackendTests: XCTestCase {
     /// output_pad 1) with requantize after each and inverse GDN between.
     func testSynthesisShapedGraph() throws {
         let backends = try backends()
-        var rng = SplitMix64(seed: 0x5A17)
-        let channels = [24, 16, 16, 16, 3]
-        var b = GraphBuilder()
-        let latent = b.input("y_hat", Shape(channels[0], 3, 4), storage: .narrow, interval: Interval(lo: -512, hi: 511))
-        var x = latent
-        for l in 0..<4 {
-            let cin = channels[l], cout = channels[l + 1]
-            let weights = (0..<(cin * cout * 25)).map { _ in Int16(rng.int(-40...40)) }
-            let bias = (0..<cout).map { _ in Int32(rng.int(-5000...5000)) }
-            let conv = try b.convTranspose2d(x, ConvParams(kernelH: 5, kernelW: 5, stride: 2, pad: 2, outputPad: 1,
-                                                           weights: weights, bias: bias), name: "deconv\(l)")
-            let mult = (0..<cout).map { _ in Int32(rng.int(1...3)) }
-            x = try b.requantize(conv, RequantizeParams(multiplier: mult, shift: [Int32](repeating: 11, count: cout),
-                                                        lo: -1024, hi: 1023))
-            if l < 3 {
-                let gamma = (0..<(cout * cout)).map { _ in Int32(rng.int(0...20)) }
-                x = try b.inverseGDN(x, InverseGDNParams(beta: [Int32](repeating: 1 << 16, count: cout), gamma: gamma,
-                                                         squareShift: 6, outShift: 9))
-            }
-        }
-        let graph = try b.build(outputs: [x])
-        XCTAssertEqual(graph.tensors[x].shape, Shape(3, 48, 64))
-        let input = GraphCases.values(&rng, count: channels[0] * 12, Interval(lo: -512, hi: 511))
-        try assertExact("synthesis", graph, [TensorValue(shape: Shape(channels[0], 3, 4), values: input)], on: backends)
+        let c = try BackendCases.synthesis()
+        XCTAssertEqual(c.graph.tensors[c.graph.outputs[0]].shape, Shape(3, 48, 64))
+        try assertExact(c.label, c.graph, c.inputs, on: backends)
     }
 }
 

@@ -139,33 +139,17 @@ final class VulkanBackendTests: XCTestCase {
 
     func testConvolutionsBothWidths() throws {
         let targets = try targets()
-        var rng = SplitMix64(seed: 0xC0_2D)
-        for k in 0..<48 {
-            let c = try GraphCases.conv(&rng, transposed: k % 2 == 1, wide: k % 4 >= 2)
-            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: targets)
-        }
+        for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
     }
 
     func testElementwiseOpsBothWidths() throws {
         let targets = try targets()
-        var rng = SplitMix64(seed: 0xE1E)
-        for k in 0..<12 {
-            let wide = k % 2 == 1
-            for c in try [GraphCases.requantize(&rng, wide: wide), GraphCases.add(&rng, wide: wide),
-                          GraphCases.clamp(&rng, wide: wide), GraphCases.depthToSpace(&rng, wide: wide),
-                          GraphCases.concat(&rng, wide: wide), GraphCases.lookup(&rng, wide: wide)] {
-                try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: targets)
-            }
-        }
+        for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
     }
 
     func testInverseGDNBothWidths() throws {
         let targets = try targets()
-        var rng = SplitMix64(seed: 0x6D4)
-        for k in 0..<16 {
-            let c = try GraphCases.inverseGDN(&rng, wide: k % 2 == 1, int16Math: k % 4 < 2)
-            try assertExact("case \(k) \(c.name)", c.graph, c.inputs, on: targets)
-        }
+        for c in try BackendCases.inverseGDN() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
     }
 
     /// isqrt at the top of int32 (n up to 2^31 − 1, where a float estimate is off and
@@ -189,51 +173,21 @@ final class VulkanBackendTests: XCTestCase {
     /// Shifts of negative values at every count and ties in both directions (§3).
     func testShiftAndRoundingEdges() throws {
         let targets = try targets()
-        let probes: [Int32] = [Int32.min, Int32.min + 1, -65537, -32769, -32768, -3, -2, -1, 0, 1, 2, 3, 32767, 65535]
-        for s in 0...31 {
-            let top = Int64(Int32.max) - (s == 0 ? 0 : Int64(1) << (s - 1))
-            var b = GraphBuilder()
-            let x = b.input("x", Shape(1, 1, probes.count + 1), storage: .wide, interval: Interval(lo: Int64(Int32.min), hi: top))
-            let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [Int32(s)], lo: Int32.min, hi: Int32.max))
-            let values = probes + [Int32(top)]
-            try assertExact("requantize shift \(s)", try b.build(outputs: [y]),
-                            [TensorValue(shape: Shape(1, 1, values.count), values: values)], on: targets)
-        }
+        for c in try BackendCases.requantizeShifts() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
     }
 
     /// The int_hyper synthesis shape, small: transposed convs, requantize, inverse GDN.
     func testSynthesisShapedGraph() throws {
         let targets = try targets()
-        var rng = SplitMix64(seed: 0x5A17)
-        let channels = [24, 16, 16, 16, 3]
-        var b = GraphBuilder()
-        var x = b.input("y_hat", Shape(channels[0], 3, 4), storage: .narrow, interval: Interval(lo: -512, hi: 511))
-        for l in 0..<4 {
-            let cin = channels[l], cout = channels[l + 1]
-            let weights = (0..<(cin * cout * 25)).map { _ in Int16(rng.int(-40...40)) }
-            let bias = (0..<cout).map { _ in Int32(rng.int(-5000...5000)) }
-            let conv = try b.convTranspose2d(x, ConvParams(kernelH: 5, kernelW: 5, stride: 2, pad: 2, outputPad: 1,
-                                                           weights: weights, bias: bias), name: "deconv\(l)")
-            let mult = (0..<cout).map { _ in Int32(rng.int(1...3)) }
-            x = try b.requantize(conv, RequantizeParams(multiplier: mult, shift: [Int32](repeating: 11, count: cout),
-                                                        lo: -1024, hi: 1023))
-            if l < 3 {
-                let gamma = (0..<(cout * cout)).map { _ in Int32(rng.int(0...20)) }
-                x = try b.inverseGDN(x, InverseGDNParams(beta: [Int32](repeating: 1 << 16, count: cout), gamma: gamma,
-                                                         squareShift: 6, outShift: 9))
-            }
-        }
-        let graph = try b.build(outputs: [x])
-        let input = GraphCases.values(&rng, count: channels[0] * 12, Interval(lo: -512, hi: 511))
-        try assertExact("synthesis", graph, [TensorValue(shape: Shape(channels[0], 3, 4), values: input)], on: targets)
+        let c = try BackendCases.synthesis()
+        try assertExact(c.label, c.graph, c.inputs, on: targets)
     }
 
     /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (they share the
     /// device's queue).
     func testConcurrentRunsOfDifferentGraphs() throws {
         let plugin = try load()
-        var rng = SplitMix64(seed: 0xC0C0)
-        let cases = try (0..<4).map { k in try GraphCases.conv(&rng, transposed: k % 2 == 0, wide: k == 3) }
+        let cases = try BackendCases.concurrentConvolutions()
         let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
         let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
         let results = ResultBox(count: cases.count)

@@ -19,19 +19,13 @@ final class CPUPreparedGraph {
         plan = try ExecutionPlan(spec, backend: backend)
     }
 
-    /// docs/backend-abi.md §7: one request tensor per graph input and output, in graph order.
+    /// docs/backend-abi.md §7: the request is checked in full before anything is written.
     func run(inputs requestIn: UnsafePointer<wai_tensor>?, count nIn: UInt32,
              outputs requestOut: UnsafeMutablePointer<wai_tensor>?, count nOut: UInt32) throws {
-        guard Int(nIn) == inputs.count else {
-            throw BackendFailure.invalid("graph_run: \(nIn) input tensors for a graph with \(inputs.count) inputs")
+        let request = try checkRunRequest(tensors: tensors, inputs: inputs, outputs: outputs,
+                                          requestIn, count: nIn, requestOut, count: nOut) { values, count, lo, hi in
+            cpuk_find_outside_i32(values, count, lo, hi)
         }
-        guard Int(nOut) == outputs.count else {
-            throw BackendFailure.invalid("graph_run: \(nOut) output tensors for a graph with \(outputs.count) outputs")
-        }
-        let ins: [wai_tensor] = try DescriptorReader.structArray(requestIn, Int(nIn), "graph_run: inputs")
-        let outs: [wai_tensor] = try DescriptorReader.structArray(UnsafePointer(requestOut), Int(nOut), "graph_run: outputs")
-        let inData = try check(ins, against: inputs, role: "input")
-        let outData = try check(outs, against: outputs, role: "output")
 
         // Where each tensor lives during this run.
         var address = [UnsafeMutableRawPointer?](repeating: nil, count: tensors.count)
@@ -40,11 +34,7 @@ final class CPUPreparedGraph {
         }
         for (k, t) in inputs.enumerated() {
             let spec = tensors[t]
-            let data = inData[k]
-            let outside = cpuk_find_outside_i32(data, spec.count, spec.lo, spec.hi)
-            guard outside == spec.count else {
-                throw BackendFailure.invalid("graph_run: input \(k) (tensor \(t)) element \(outside) = \(data[outside]) lies outside the tensor's interval [\(spec.lo), \(spec.hi)] (docs/integer-ops.md §5)")
-            }
+            let data = request.inputs[k]
             if let destination = address[t] {
                 cpuk_convert(data, 32, destination, spec.bits, spec.count)
             } else {
@@ -59,22 +49,7 @@ final class CPUPreparedGraph {
                 throw BackendFailure(status: WAI_ERR_INTERNAL, message: "graph_run: output \(k) (tensor \(t)) has no storage")
             }
             let bits = plan.slots[t] == nil ? 32 : tensors[t].bits
-            cpuk_convert(source, bits, outData[k], 32, tensors[t].count)
-        }
-    }
-
-    /// Checks the pairing with the graph's list, the counts and the data pointers.
-    private func check(_ request: [wai_tensor], against list: [Int], role: String) throws -> [UnsafeMutablePointer<Int32>] {
-        try request.enumerated().map { k, r in
-            let t = list[k]
-            guard Int(r.tensor) == t else {
-                throw BackendFailure.invalid("graph_run: \(role) \(k) names tensor \(r.tensor); the graph's \(role) \(k) is tensor \(t) (docs/backend-abi.md §7)")
-            }
-            guard r.count == tensors[t].count else {
-                throw BackendFailure.invalid("graph_run: \(role) \(k) (tensor \(t)) has \(r.count) elements; its shape \(tensors[t].shapeText) has \(tensors[t].count)")
-            }
-            guard let data = r.data else { throw BackendFailure.invalid("graph_run: \(role) \(k) (tensor \(t)) data is NULL") }
-            return data
+            cpuk_convert(source, bits, request.outputs[k], 32, tensors[t].count)
         }
     }
 

@@ -86,43 +86,13 @@ final class VulkanPreparedGraph {
         return graph
     }
 
-    /// docs/backend-abi.md §7: one request tensor per graph input and output, in graph order.
+    /// docs/backend-abi.md §7: the request is checked in full before the runtime sees it.
     func run(inputs requestIn: UnsafePointer<wai_tensor>?, count nIn: UInt32,
              outputs requestOut: UnsafeMutablePointer<wai_tensor>?, count nOut: UInt32) throws {
-        guard Int(nIn) == inputs.count else {
-            throw BackendFailure.invalid("graph_run: \(nIn) input tensors for a graph with \(inputs.count) inputs")
-        }
-        guard Int(nOut) == outputs.count else {
-            throw BackendFailure.invalid("graph_run: \(nOut) output tensors for a graph with \(outputs.count) outputs")
-        }
-        let ins: [wai_tensor] = try DescriptorReader.structArray(requestIn, Int(nIn), "graph_run: inputs")
-        let outs: [wai_tensor] = try DescriptorReader.structArray(UnsafePointer(requestOut), Int(nOut), "graph_run: outputs")
-        let inData = try check(ins, against: inputs, role: "input")
-        let outData = try check(outs, against: outputs, role: "output")
-        for (k, t) in inputs.enumerated() {
-            let spec = tensors[t]
-            let data = UnsafeBufferPointer(start: inData[k], count: spec.count)
-            if let i = data.firstIndex(where: { $0 < spec.lo || $0 > spec.hi }) {
-                throw BackendFailure.invalid("graph_run: input \(k) (tensor \(t)) element \(i) = \(data[i]) lies outside the tensor's interval [\(spec.lo), \(spec.hi)] (docs/integer-ops.md §5)")
-            }
-        }
-        let inPointers: [UnsafePointer<Int32>?] = inData.map { UnsafePointer($0) }
-        let outPointers: [UnsafeMutablePointer<Int32>?] = outData
+        let request = try checkRunRequest(tensors: tensors, inputs: inputs, outputs: outputs,
+                                          requestIn, count: nIn, requestOut, count: nOut)
+        let inPointers: [UnsafePointer<Int32>?] = request.inputs.map { UnsafePointer($0) }
+        let outPointers: [UnsafeMutablePointer<Int32>?] = request.outputs
         try call("graph_run") { err, cap in vkrt_graph_run(graph, inPointers, outPointers, err, cap) }
-    }
-
-    /// Checks the pairing with the graph's list, the counts and the data pointers.
-    private func check(_ request: [wai_tensor], against list: [Int], role: String) throws -> [UnsafeMutablePointer<Int32>] {
-        try request.enumerated().map { k, r in
-            let t = list[k]
-            guard Int(r.tensor) == t else {
-                throw BackendFailure.invalid("graph_run: \(role) \(k) names tensor \(r.tensor); the graph's \(role) \(k) is tensor \(t) (docs/backend-abi.md §7)")
-            }
-            guard r.count == tensors[t].count else {
-                throw BackendFailure.invalid("graph_run: \(role) \(k) (tensor \(t)) has \(r.count) elements; its shape \(tensors[t].shapeText) has \(tensors[t].count)")
-            }
-            guard let data = r.data else { throw BackendFailure.invalid("graph_run: \(role) \(k) (tensor \(t)) data is NULL") }
-            return data
-        }
     }
 }

@@ -4,8 +4,6 @@
 #include <string.h>
 #include "vkrt_internal.h"
 
-#define VKRT_MAX_DEVICES 64
-
 static uint32_t unit_kind(VkPhysicalDeviceType type) {
     switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -16,8 +14,33 @@ static uint32_t unit_kind(VkPhysicalDeviceType type) {
     }
 }
 
+static int has_extension(VkPhysicalDevice physical, const char *name) {
+    uint32_t n = 0;
+    if (vk.vkEnumerateDeviceExtensionProperties(physical, NULL, &n, NULL) != VK_SUCCESS || n == 0) return 0;
+    VkExtensionProperties *all = calloc(n, sizeof *all);
+    if (!all) return 0;
+    int found = 0;
+    VkResult r = vk.vkEnumerateDeviceExtensionProperties(physical, NULL, &n, all);
+    if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
+        for (uint32_t i = 0; i < n && !found; i++) found = strcmp(all[i].extensionName, name) == 0;
+    }
+    free(all);
+    return found;
+}
+
+/* " pci …" where the device reports its PCI address (VK_EXT_pci_bus_info) and libdrm lists
+ * a device there; else "". */
+static void pci_identity(const vkrt_device *d, const vkrt_pci_node *nodes, size_t n_nodes, char *out, size_t cap) {
+    out[0] = 0;
+    if (n_nodes == 0 || d->api < VK_API_VERSION_1_1 || !has_extension(d->physical, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME)) return;
+    VkPhysicalDevicePCIBusInfoPropertiesEXT bus = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT };
+    VkPhysicalDeviceProperties2 props2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &bus };
+    vk.vkGetPhysicalDeviceProperties2(d->physical, &props2);
+    vkrt_pci_suffix(nodes, n_nodes, bus.pciDomain, bus.pciBus, bus.pciDevice, bus.pciFunction, d->props.vendorID, out, cap);
+}
+
 /* Name, driver identity and 16-bit storage of one physical device. */
-static void describe(vkrt_context *ctx, vkrt_device *d) {
+static void describe(vkrt_context *ctx, vkrt_device *d, const vkrt_pci_node *nodes, size_t n_nodes) {
     vk.vkGetPhysicalDeviceProperties(d->physical, &d->props);
     vk.vkGetPhysicalDeviceMemoryProperties(d->physical, &d->memory);
     d->api = d->props.apiVersion;
@@ -26,15 +49,18 @@ static void describe(vkrt_context *ctx, vkrt_device *d) {
     char api[32];
     snprintf(api, sizeof api, "%u.%u.%u", VK_API_VERSION_MAJOR(d->api), VK_API_VERSION_MINOR(d->api),
              VK_API_VERSION_PATCH(d->api));
+    char pci[96];
+    pci_identity(d, nodes, n_nodes, pci, sizeof pci);
     if (d->api >= VK_API_VERSION_1_2) {
         VkPhysicalDeviceDriverProperties driver = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES };
         VkPhysicalDeviceProperties2 props2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver };
         vk.vkGetPhysicalDeviceProperties2(d->physical, &props2);
-        snprintf(d->info.driver, sizeof d->info.driver, "%s %s; driver version 0x%x; Vulkan %s",
-                 driver.driverName, driver.driverInfo, d->props.driverVersion, api);
+        vkrt_format_driver(d->info.driver, sizeof d->info.driver, driver.driverName, driver.driverInfo,
+                           d->props.driverVersion, api, pci);
     } else {
-        snprintf(d->info.driver, sizeof d->info.driver, "vendor 0x%x device 0x%x; driver version 0x%x; Vulkan %s",
-                 d->props.vendorID, d->props.deviceID, d->props.driverVersion, api);
+        char name[64];
+        snprintf(name, sizeof name, "vendor 0x%x device 0x%x", d->props.vendorID, d->props.deviceID);
+        vkrt_format_driver(d->info.driver, sizeof d->info.driver, name, "", d->props.driverVersion, api, pci);
     }
     d->narrow_supported = 0;
     if (d->api >= VK_API_VERSION_1_1) {
@@ -90,10 +116,12 @@ int vkrt_open(vkrt_context **out, char *err, size_t cap) {
     ctx->instance = instance;
     ctx->n_devices = n;
     ctx->devices = devices;
+    vkrt_pci_node nodes[VKRT_MAX_DEVICES];
+    size_t n_nodes = vkrt_drm_pci_nodes(nodes, VKRT_MAX_DEVICES);
     for (uint32_t i = 0; i < n; i++) {
         devices[i].physical = physical[i];
         pthread_mutex_init(&devices[i].lock, NULL);
-        describe(ctx, &devices[i]);
+        describe(ctx, &devices[i], nodes, n_nodes);
     }
     *out = ctx;
     return VKRT_OK;

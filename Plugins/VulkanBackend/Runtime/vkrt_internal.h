@@ -7,6 +7,9 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include "vkrt.h"
+#include "pci_identity.h"
+
+#define VKRT_MAX_DEVICES 64
 
 /* wai_status values (Sources/BackendABI/include/wai_backend.h). */
 enum { VKRT_OK = 0, VKRT_INVALID = 2, VKRT_UNSUPPORTED = 3, VKRT_NO_DEVICE = 4, VKRT_OOM = 5, VKRT_INTERNAL = 6 };
@@ -15,6 +18,7 @@ enum { VKRT_OK = 0, VKRT_INVALID = 2, VKRT_UNSUPPORTED = 3, VKRT_NO_DEVICE = 4, 
     X(vkCreateInstance) X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) \
     X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2) \
     X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) \
+    X(vkEnumerateDeviceExtensionProperties) \
     X(vkCreateDevice) X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle) \
     X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) \
     X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory) \
@@ -39,6 +43,9 @@ extern vkrt_fns vk;
 
 /* dlopen + dlsym of every function; once per process (the library is never closed). */
 int vkrt_load(char *err, size_t cap);
+
+/* libdrm's PCI devices (drm.c): 0 without libdrm.so.2 or without DRM devices. */
+size_t vkrt_drm_pci_nodes(vkrt_pci_node *out, size_t cap);
 
 typedef struct vkrt_pipeline {
     char name[64];

@@ -34,18 +34,21 @@ public enum CMCDError: Error, Equatable, Sendable, CustomStringConvertible {
 public enum CMCDParser {
     /// Event mode: one key list per line (LF or CRLF); blank lines are skipped.
     public static func parseEventBody(_ body: [UInt8]) throws(CMCDError) -> [CMCDReport] {
-        guard let text = String(validating: body, as: UTF8.self) else {
-            throw .syntax(report: 0, offset: 0, reason: "body is not UTF-8")
-        }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // Split on bytes: Swift treats CRLF as one Character, so a String split on "\n" misses it.
+        let lines = body.split(separator: 0x0a, omittingEmptySubsequences: false)
+            .map { $0.last == 0x0d ? $0.dropLast() : $0 }
             .filter { !$0.isEmpty }
         guard !lines.isEmpty else { throw .empty }
         guard lines.count <= CMCDLimits.reportsPerRequest else {
             throw .tooMany(count: lines.count, limit: CMCDLimits.reportsPerRequest)
         }
         var out: [CMCDReport] = []
-        for (i, line) in lines.enumerated() { out.append(try parseKeyList(String(line), report: i)) }
+        for (i, line) in lines.enumerated() {
+            guard let text = String(validating: line, as: UTF8.self) else {
+                throw .syntax(report: i, offset: 0, reason: "not UTF-8")
+            }
+            out.append(try parseKeyList(text, report: i))
+        }
         return out
     }
 
@@ -78,20 +81,14 @@ public enum CMCDParser {
 
     /// A JSON object, or an array of them; each object's keys are CMCD keys.
     public static func parseJSONBody(_ body: [UInt8]) throws(CMCDError) -> [CMCDReport] {
-        let decoded: [String: JSONValue]?
         let list: [[String: JSONValue]]
-        do {
-            if let one = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) {
-                decoded = one
-                list = [one]
-            } else {
-                decoded = nil
-                list = try JSONDecoder().decode([[String: JSONValue]].self, from: Data(body))
-            }
-        } catch {
+        if let one = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) {
+            list = [one]
+        } else if let many = try? JSONDecoder().decode([[String: JSONValue]].self, from: Data(body)) {
+            list = many
+        } else {
             throw .syntax(report: 0, offset: 0, reason: "not a JSON object or array of objects (truncated?)")
         }
-        _ = decoded
         guard !list.isEmpty else { throw .empty }
         guard list.count <= CMCDLimits.reportsPerRequest else {
             throw .tooMany(count: list.count, limit: CMCDLimits.reportsPerRequest)

@@ -1,0 +1,166 @@
+// The collector's HTTP endpoints (docs/collector.md): verify, store, and only then acknowledge.
+// Every refusal is a 4xx with a one-line reason; nothing refused reaches the store.
+import Foundation
+import Relay
+import WaiCrypto
+
+public final class CollectorService: @unchecked Sendable {
+    public let store: CollectorStore
+    private let ownerKey: Ed25519PrivateKey
+    private let trustedInstallationKeys: Set<Ed25519PublicKey>?
+
+    public init(store: CollectorStore, ownerKey: Ed25519PrivateKey,
+                trustedInstallationKeys: Set<Ed25519PublicKey>? = nil) {
+        self.store = store
+        self.ownerKey = ownerKey
+        self.trustedInstallationKeys = trustedInstallationKeys
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        switch request.path {
+        case "/v1/sessions":
+            guard request.method == "POST" else { return Self.refuse(405, "POST a bundle to /v1/sessions", allow: "POST") }
+            return postBundle(request)
+        case "/v1/cmcd":
+            switch request.method {
+            case "GET": return getCMCD(request)
+            case "POST": return postCMCD(request)
+            default: return Self.refuse(405, "CMCD is GET ?CMCD= or POST", allow: "GET, POST")
+            }
+        default:
+            return Self.refuse(404, "no endpoint \(request.path); the collector serves /v1/sessions and /v1/cmcd")
+        }
+    }
+
+    // MARK: bundles
+
+    private func postBundle(_ request: HTTPRequest) -> HTTPResponse {
+        if let type = Self.mediaType(request), type != "application/json" {
+            return Self.refuse(415, "a bundle is application/json, not \(type)")
+        }
+        let bytes = request.body
+        guard !bytes.isEmpty else { return Self.refuse(400, "empty body: POST the bundle's bytes") }
+        let parsed: AuditBundle
+        let verified: VerifiedBundle
+        do {
+            parsed = try AuditBundle.parse(bytes)
+            verified = try parsed.verify(owner: ownerKey.publicKey, trustedInstallationKeys: trustedInstallationKeys)
+        } catch {
+            return Self.refuse(Self.status(for: error), "bundle refused: \(error.description)")
+        }
+        let digest = SHA256.digest(bytes)
+        let now = unixMillis()
+        let ack: [UInt8]
+        do {
+            ack = try CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: Hex.encode(digest),
+                                               status: "stored", storedMs: now).signed(by: ownerKey)
+        } catch {
+            return Self.refuse(500, "cannot sign the acknowledgement: \(error)")
+        }
+        var records: [StoredRecord] = []
+        records.reserveCapacity(verified.records.count)
+        for (r, e) in zip(verified.records, parsed.records) {
+            records.append(StoredRecord(type: r.type, sequence: r.seq, fields: String(decoding: e.payload, as: UTF8.self)))
+        }
+        let submission = BundleSubmission(sessionID: verified.sessionId, lastSequence: records.last?.sequence ?? -1,
+                                          digest: digest, bytes: bytes, records: records,
+                                          acknowledgement: ack, receivedAt: now)
+        let outcome: BundleInsertOutcome
+        do {
+            outcome = try store.insertBundle(submission)
+        } catch {
+            // Not stored, so not acknowledged: the relay keeps it spooled and retries.
+            return Self.refuse(503, "bundle not stored: \(error)")
+        }
+        switch outcome {
+        case .stored(let a), .duplicate(let a):
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: ArraySlice(a))
+        case .conflict(let existing):
+            return Self.refuse(409, "session \(verified.sessionId) already has a different bundle (sha256 \(Hex.encode(existing)))")
+        }
+    }
+
+    static func status(for error: AuditBundleError) -> Int {
+        switch error {
+        case .tooLarge: return 413
+        case .wrongOwner, .untrustedInstallationKey: return 403
+        default: return 400
+        }
+    }
+
+    // MARK: CMCD
+
+    private func getCMCD(_ request: HTTPRequest) -> HTTPResponse {
+        guard let payload = request.query["CMCD"] else { return Self.refuse(400, "GET /v1/cmcd needs ?CMCD=<key list>") }
+        do {
+            return storeCMCD([try CMCDParser.parseKeyList(payload)])
+        } catch {
+            return Self.refuse(400, error.description)
+        }
+    }
+
+    private func postCMCD(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.body.count <= CMCDLimits.bodyBytes else {
+            return Self.refuse(413, "CMCD body of \(request.body.count) bytes (limit \(CMCDLimits.bodyBytes))")
+        }
+        let reports: [CMCDReport]
+        do {
+            switch Self.mediaType(request) {
+            case "application/cmcd"?: reports = try CMCDParser.parseEventBody(request.body)
+            case "application/json"?: reports = try CMCDParser.parseJSONBody(request.body)
+            case let other:
+                return Self.refuse(415, "CMCD is POSTed as application/cmcd or application/json, not \(other ?? "no Content-Type")")
+            }
+        } catch {
+            return Self.refuse(400, error.description)
+        }
+        return storeCMCD(reports)
+    }
+
+    private func storeCMCD(_ reports: [CMCDReport]) -> HTTPResponse {
+        let outcomes: [CMCDInsertOutcome]
+        do {
+            outcomes = try store.insertCMCD(reports)
+        } catch {
+            return Self.refuse(503, "CMCD not stored: \(error)")
+        }
+        let stored = outcomes.filter { $0 == .stored }.count
+        let body = "{\"duplicate\":\(outcomes.count - stored),\"stored\":\(stored)}"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: ArraySlice(body.utf8))
+    }
+
+    // MARK: helpers
+
+    /// The Content-Type without parameters, lowercased; nil when absent.
+    static func mediaType(_ request: HTTPRequest) -> String? {
+        guard let v = request.header("content-type") else { return nil }
+        let base = v.split(separator: ";", maxSplits: 1).first.map(String.init) ?? v
+        return base.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    static func refuse(_ status: Int, _ reason: String, allow: String? = nil) -> HTTPResponse {
+        var headers = [("Content-Type", "text/plain; charset=utf-8")]
+        if let a = allow { headers.append(("Allow", a)) }
+        return HTTPResponse(status: status, headers: headers, body: ArraySlice((reason + "\n").utf8))
+    }
+}
+
+/// The running collector: the service on libmicrohttpd.
+public final class CollectorServer: @unchecked Sendable {
+    public let service: CollectorService
+    public let http: HTTPServer
+    public var port: UInt16 { http.port }
+
+    public static let defaultConnectionLimit: UInt32 = 256
+
+    public init(service: CollectorService, port: UInt16 = 0, bindAddress: String = "127.0.0.1",
+                connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit) throws {
+        self.service = service
+        http = try HTTPServer(port: port, bindAddress: bindAddress, connectionTimeoutSeconds: 30,
+                              connectionLimit: connectionLimit, maxRequestBody: AuditLimits.bundleBytes) { [service] request in
+            service.handle(request)
+        }
+    }
+
+    public func stop() { http.stop() }
+}

@@ -1,0 +1,94 @@
+// The audit side of `waihost relay --collector URL --owner HEX`: the recorder observes the
+// session, and at its end the bundle is spooled and delivered (docs/audit-bundle.md §5).
+import Audit
+import Relay
+import Foundation
+
+struct AuditCLIOptions {
+    var collector: String?
+    var owner: Ed25519PublicKey?
+    var installationKeyPath: String?
+    /// How long `relay` waits at the end for the collector's acknowledgement; a bundle not
+    /// acknowledged by then stays spooled and goes with the next run.
+    var deliverWaitSeconds: Double = 15
+
+    /// Handles the audit flags; false when `flag` is not one of them.
+    mutating func parse(_ flag: String, _ args: inout ArgumentCursor) throws -> Bool {
+        switch flag {
+        case "--collector":
+            let v = try args.value(for: flag)
+            let lower = v.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                throw UsageError(message: "--collector needs an http(s) URL")
+            }
+            collector = v
+        case "--owner":
+            guard let k = try? Ed25519PublicKey(hex: try args.value(for: flag)) else {
+                throw UsageError(message: "--owner needs 64 lowercase hex digits")
+            }
+            owner = k
+        case "--installation-key":
+            installationKeyPath = try args.value(for: flag)
+        case "--deliver-wait":
+            guard let s = Double(try args.value(for: flag)), s >= 0 else {
+                throw UsageError(message: "--deliver-wait needs a number of seconds")
+            }
+            deliverWaitSeconds = s
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// nil when the session is not audited.
+    func start() throws -> RelayAuditing? {
+        guard let collector = collector else {
+            if owner != nil || installationKeyPath != nil { throw UsageError(message: "--owner and --installation-key need --collector") }
+            return nil
+        }
+        guard let owner = owner else { throw UsageError(message: "--collector needs --owner") }
+        let dir = AuditPaths.directory()
+        let key = try installationKeyPath.map { try KeyFile.read(path: $0) }
+            ?? InstallationKey.loadOrCreate(path: AuditPaths.installationKey(in: dir))
+        let spool = try AuditSpool(directory: AuditPaths.spool(in: dir))
+        let delivery = AuditDelivery(collector: collector, owner: owner, spool: spool) { event in
+            switch event {
+            case .delivered(let id, let status): Output.err("waihost relay: audit bundle \(id) acknowledged (\(status))")
+            case .failed(let id, let reason, let retry):
+                Output.err("waihost relay: audit bundle \(id) not delivered, retry in \(Int(retry)) s: \(reason)")
+            }
+        }
+        let recorder = try AuditRecorder(installationKey: key, owner: owner) { [delivery] line in delivery.postCMCD(line) }
+        delivery.start()
+        return RelayAuditing(recorder: recorder, delivery: delivery, waitSeconds: deliverWaitSeconds)
+    }
+}
+
+struct RelayAuditing {
+    let recorder: AuditRecorder
+    let delivery: AuditDelivery
+    let waitSeconds: Double
+
+    func finish(endReason: EndReason, json: Bool) {
+        do {
+            let bytes = try recorder.finish(endReason: endReason)
+            try delivery.submit(bytes, sessionId: recorder.sessionId)
+            let path = delivery.spool.path(of: recorder.sessionId)
+            if !delivery.waitUntilDelivered(seconds: waitSeconds) {
+                Output.err("waihost relay: audit bundle \(recorder.sessionId) still spooled at \(path); it is posted on the next run")
+            }
+        } catch {
+            Output.err("waihost relay: audit bundle \(recorder.sessionId) could not be spooled: \(error)")
+        }
+        delivery.stop()
+    }
+}
+
+/// Hands every event to each observer in turn.
+final class FanOutObserver: RelayObserver, @unchecked Sendable {
+    let observers: [RelayObserver]
+    init(_ observers: [RelayObserver]) { self.observers = observers }
+    func received(_ event: ObjectEvent) { for o in observers { o.received(event) } }
+    func sessionEnded(_ reason: EndReason) { for o in observers { o.sessionEnded(reason) } }
+    func playlistReleased(_ event: ObjectEvent, body: [UInt8]) { for o in observers { o.playlistReleased(event, body: body) } }
+}

@@ -1,0 +1,143 @@
+// `waihost audit verify` and `waihost relay --collector` as a user runs them: the bundle
+// verified or refused with the failing link named; a session's bundle delivered through
+// collector failures and across a restart of the relay.
+
+import Foundation
+import XCTest
+@testable import Audit
+import WaiCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class AuditCLITests: XCTestCase {
+    static var waihost: String {
+        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent().appendingPathComponent("waihost").path
+    }
+
+    struct Run { var status: Int32; var stdout: String; var stderr: String }
+
+    func waihost(_ args: [String], env extra: [String: String] = [:]) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.waihost)
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in extra { env[k] = v }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func testVerifySaysWhatFails() throws {
+        let dir = try TempDir()
+        var b = try Fixture.chain().bundle
+        let good = dir.path + "/good.json"
+        try Data(b.encoded()).write(to: URL(fileURLWithPath: good))
+        let ok = try waihost(["audit", "verify", good, "--owner", Fixture.owner.publicKey.hex])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(ok.stdout.hasPrefix("\(good): verified\n  session \(b.sessionId), ended closed\n  4 records: 3 acks"), ok.stdout)
+
+        let json = try waihost(["audit", "verify", good, "--json", "--owner", Fixture.stranger.publicKey.hex])
+        XCTAssertEqual(json.status, 1)
+        let o = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(o?["ok"] as? Bool, false)
+        XCTAssertEqual(o?["error"] as? String, AuditBundleError.wrongOwner(expected: Fixture.stranger.publicKey.hex,
+                                                                           got: Fixture.owner.publicKey.hex).description)
+
+        b.records.swapAt(1, 2)
+        let bad = dir.path + "/bad.json"
+        try Data(b.encoded()).write(to: URL(fileURLWithPath: bad))
+        let refused = try waihost(["audit", "verify", bad])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr, "waihost audit verify: \(bad): does not verify: records[1]: sequence number 2, expected 1 (a record dropped, reordered or replayed)\n")
+
+        XCTAssertEqual(try waihost(["audit", "verify"]).status, 2)
+        XCTAssertEqual(try waihost(["audit", "bogus"]).status, 2)
+        XCTAssertEqual(try waihost(["relay", "http://127.0.0.1:1/x.m3u8", "--collector", "http://127.0.0.1:1"]).status, 2)
+    }
+
+    /// One audited relay session played by ffmpeg: waits for the URL line, plays, stops the
+    /// relay with SIGINT and returns its stderr.
+    func relaySession(origin: String, collector: String, env: [String: String], keyFile: String, deliverWait: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.waihost)
+        p.arguments = ["relay", origin, "--collector", collector, "--owner", Fixture.owner.publicKey.hex,
+                       "--installation-key", keyFile, "--deliver-wait", deliverWait]
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // A relay that hangs is killed, so the test fails instead of hanging the suite.
+        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
+        defer { watchdog.cancel() }
+        var line: [UInt8] = []
+        while true {
+            let c = out.fileHandleForReading.readData(ofLength: 1)
+            if c.isEmpty || c.first == 0x0A { break }
+            line += c
+        }
+        let url = String(decoding: line, as: UTF8.self)
+        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
+        let (played, log) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0",
+                                                              "-f", "framemd5", "-y", "/dev/null"])
+        XCTAssertEqual(played, 0, log)
+        kill(p.processIdentifier, SIGINT)
+        let errText = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        return String(decoding: errText, as: UTF8.self)
+    }
+
+    func testRelayBundleIsDeliveredThroughFailuresAndAcrossARestart() throws {
+        let dir = try TempDir()
+        let (made, log) = try runProcess("/usr/bin/ffmpeg", [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=2",
+            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
+            "-hls_playlist_type", "vod", "-hls_segment_filename", dir.path + "/seg%d.ts", dir.path + "/index.m3u8"])
+        XCTAssertEqual(made, 0, log)
+        let origin = try FolderOrigin(root: dir.path)
+        let keyFile = dir.path + "/installation.key"
+        try KeyFile.write(Fixture.installation, path: keyFile)
+        let env = ["WAIHOST_CACHE_DIR": dir.path + "/cache"]
+        let spool = dir.path + "/cache/audit/spool"
+
+        // First run: the collector refuses everything; the relay exits with the bundle spooled.
+        let down = try TestCollector(failures: Int.max)
+        let first = try relaySession(origin: origin.url("index.m3u8"), collector: down.base, env: env,
+                                     keyFile: keyFile, deliverWait: "0")
+        XCTAssertTrue(first.contains("still spooled"), first)
+        let spooled = try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".bundle") }
+        XCTAssertEqual(spooled.count, 1, first)
+        XCTAssertEqual(down.stored.count, 0)
+
+        // Second run: a collector that fails twice, then acknowledges. Both sessions' bundles
+        // arrive, each exactly as spooled and verifying; the spool is empty.
+        let up = try TestCollector(failures: 2)
+        let second = try relaySession(origin: origin.url("index.m3u8"), collector: up.base, env: env,
+                                      keyFile: keyFile, deliverWait: "120")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".bundle") }, [], second)
+        let stored = up.stored
+        XCTAssertEqual(stored.count, 2, second)
+        XCTAssertNotNil(stored[String(spooled[0].dropLast(".bundle".count))])
+        for (id, bytes) in stored {
+            let v = try AuditBundle.verify(bytes, owner: Fixture.owner.publicKey,
+                                           trustedInstallationKeys: [Fixture.installation.publicKey])
+            XCTAssertEqual(v.sessionId, id)
+            XCTAssertEqual(v.acks.count, 3, "playlist and two segments")
+            XCTAssertEqual(v.session.endReason, "closed")
+        }
+        // CMCD from the second session reached the collector (best effort, but nothing fails here).
+        XCTAssertTrue(up.cmcd.contains { $0.hasPrefix("e=ps,") }, "\(up.cmcd)")
+    }
+}

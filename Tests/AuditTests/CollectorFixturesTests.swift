@@ -1,0 +1,277 @@
+// Shared by the collector tests: a raw HTTP/1.1 client (so the bytes sent are exactly the
+// bytes meant), a throwaway PostgreSQL cluster, temporary folders and bundles.
+import Foundation
+import XCTest
+@testable import Audit
+import WaiCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct HTTPReply {
+    var status: Int
+    var body: [UInt8]
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+struct ClientError: Error, CustomStringConvertible {
+    var description: String
+}
+
+enum TestHTTP {
+    /// One request on a fresh connection (`Connection: close`); reads the reply to EOF.
+    static func send(port: UInt16, method: String, target: String, contentType: String? = nil,
+                     body: [UInt8] = [], declaredLength: Int? = nil) throws -> HTTPReply {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClientError(description: "socket: errno \(errno)") }
+        defer { close(fd) }
+        var tv = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw ClientError(description: "connect 127.0.0.1:\(port): errno \(errno)") }
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let t = contentType { head += "Content-Type: \(t)\r\n" }
+        if method == "POST" || !body.isEmpty { head += "Content-Length: \(declaredLength ?? body.count)\r\n" }
+        head += "\r\n"
+        try writeAll(fd, Array(head.utf8) + body)
+        if declaredLength != nil { shutdown(fd, Int32(SHUT_WR)) }
+        var reply: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { break }
+            guard n > 0 else {
+                if errno == EINTR { continue }
+                if errno == ECONNRESET, !reply.isEmpty { break }
+                throw ClientError(description: "recv: errno \(errno)")
+            }
+            reply.append(contentsOf: buf[0..<n])
+        }
+        return try parse(reply)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            // The server may answer (413) and close before it read everything: read the reply.
+            guard n > 0 else { return }
+            off += n
+        }
+    }
+
+    private static func parse(_ reply: [UInt8]) throws -> HTTPReply {
+        let sep: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, reply.count - 3)).first(where: { Array(reply[$0..<$0 + 4]) == sep }) else {
+            throw ClientError(description: "reply without a header end (\(reply.count) bytes)")
+        }
+        let head = String(decoding: reply[0..<end], as: UTF8.self)
+        let parts = head.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw ClientError(description: "bad status line: \(head.prefix(80))") }
+        let body = Array(reply[(end + 4)...])
+        // A reply cut short (the server killed mid-send) is no reply: its body is not trusted.
+        let lengthLine = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+        if let l = lengthLine, let n = Int(l.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)), body.count < n {
+            throw ClientError(description: "reply body cut at \(body.count) of \(n) bytes")
+        }
+        return HTTPReply(status: status, body: body)
+    }
+
+    static func postBundle(port: UInt16, _ bytes: [UInt8]) throws -> HTTPReply {
+        try send(port: port, method: "POST", target: "/v1/sessions", contentType: "application/json", body: bytes)
+    }
+}
+
+final class TempFolder {
+    let path: String
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/waihost-collector-XXXXXX").utf8CString)
+        guard let p = mkdtemp(&template) else { throw ClientError(description: "mkdtemp: errno \(errno)") }
+        path = String(cString: p)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A PostgreSQL cluster of its own in a temporary folder, on a free port; stopped on deinit.
+/// As root (CI) the server runs as the `postgres` user: PostgreSQL refuses to run as root.
+final class TestPostgres {
+    let folder: TempFolder
+    let port: UInt16
+    let uri: String
+    private let asUser: [String]
+    private static let bin = "/usr/lib/postgresql/15/bin"
+
+    init() throws {
+        folder = try TempFolder()
+        asUser = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--clear-groups"] : []
+        if getuid() == 0 {
+            guard chown(folder.path, Self.postgresUID(), gid_t(UInt32.max)) == 0 else {
+                throw ClientError(description: "chown \(folder.path) to postgres: errno \(errno) (is the postgres user there? scripts/install-deps.sh)")
+            }
+        }
+        port = try Self.freePort()
+        uri = "postgres://waihost@127.0.0.1:\(port)/postgres"
+        try run([Self.bin + "/initdb", "-D", folder.path + "/data", "-U", "waihost", "-A", "trust", "--no-sync"], what: "initdb")
+        try run([Self.bin + "/pg_ctl", "-D", folder.path + "/data", "-w", "-t", "60", "-l", folder.path + "/log",
+                 "-o", "-p \(port) -k \(folder.path) -h 127.0.0.1 -c fsync=on -c synchronous_commit=on", "start"], what: "pg_ctl start")
+    }
+
+    deinit {
+        try? run([Self.bin + "/pg_ctl", "-D", folder.path + "/data", "-m", "immediate", "-w", "stop"], what: "pg_ctl stop")
+    }
+
+    private static func postgresUID() -> uid_t {
+        getpwnam("postgres")?.pointee.pw_uid ?? uid_t(UInt32.max)
+    }
+
+    private func run(_ argv: [String], what: String) throws {
+        let full = asUser + argv
+        guard FileManager.default.isExecutableFile(atPath: full[0]) else {
+            throw ClientError(description: "\(what): \(full[0]) not found; install postgresql (scripts/install-deps.sh)")
+        }
+        // A file, not a pipe: the server pg_ctl starts inherits it and would hold a pipe open.
+        let outPath = folder.path + "/\(what.replacingOccurrences(of: " ", with: "-")).out"
+        let status = try Spawn.run(full, output: outPath)
+        let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: folder.path + "/log", encoding: .utf8)) ?? ""
+            throw ClientError(description: "\(what) failed (status \(status)): \(text)\(log)")
+        }
+    }
+
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw ClientError(description: "no free port: errno \(errno)") }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+}
+
+enum CollectorFixture {
+    /// A fresh session's bundle bytes (three acks and the session record), for the owner.
+    static func bundle(sessionId: String = AuditChain.newSessionId(), acks: Int = 3,
+                       owner: Ed25519PublicKey = Fixture.owner.publicKey) throws -> [UInt8] {
+        var c = try AuditChain(installationKey: Fixture.installation, owner: owner, sessionId: sessionId)
+        for i in 0..<acks { try c.append(.ack(Fixture.ack(i))) }
+        try c.append(.session(Fixture.summary))
+        return c.bundle.encoded()
+    }
+
+    static func submission(sessionID: String = AuditChain.newSessionId(), bytes: [UInt8]? = nil) -> BundleSubmission {
+        let b = bytes ?? Array("bundle \(sessionID)".utf8)
+        return BundleSubmission(sessionID: sessionID, lastSequence: 1, digest: SHA256.digest(b), bytes: b,
+                                records: [StoredRecord(type: "ack", sequence: 0, fields: "{\"n\":0}"),
+                                          StoredRecord(type: "session", sequence: 1, fields: "{\"n\":1}")],
+                                acknowledgement: Array("ack of \(sessionID) \(b.count)".utf8), receivedAt: 1_764_000_000_000)
+    }
+}
+
+/// The store contract, run against each implementation.
+enum StoreContract {
+    static func check(_ store: CollectorStore, file: StaticString = #filePath, line: UInt = #line) throws {
+        let a = CollectorFixture.submission()
+        XCTAssertEqual(try store.insertBundle(a), .stored(acknowledgement: a.acknowledgement), file: file, line: line)
+        // The same bytes again: accepted once, answered with the acknowledgement stored the first time.
+        var again = a
+        again.acknowledgement = Array("a newer acknowledgement".utf8)
+        XCTAssertEqual(try store.insertBundle(again), .duplicate(acknowledgement: a.acknowledgement), file: file, line: line)
+        // Other bytes for the same session: a conflict naming what is stored.
+        let other = CollectorFixture.submission(sessionID: a.sessionID, bytes: Array("other bytes".utf8))
+        XCTAssertEqual(try store.insertBundle(other), .conflict(existingDigest: a.digest), file: file, line: line)
+
+        let got = try store.bundle(sessionID: a.sessionID)
+        XCTAssertEqual(got?.bytes, a.bytes, file: file, line: line)
+        XCTAssertEqual(got?.digest, a.digest, file: file, line: line)
+        XCTAssertEqual(got?.lastSequence, 1, file: file, line: line)
+        XCTAssertEqual(got?.receivedAt, a.receivedAt, file: file, line: line)
+        XCTAssertEqual(try store.records(sessionID: a.sessionID), a.records, file: file, line: line)
+        XCTAssertEqual(try store.allBundles().map { $0.sessionID }, [a.sessionID], file: file, line: line)
+        XCTAssertNil(try store.bundle(sessionID: "absent"), file: file, line: line)
+
+        // Binary bytes survive exactly (every byte value, a NUL included).
+        let binary = CollectorFixture.submission(bytes: (0...255).map { UInt8($0) })
+        XCTAssertEqual(try store.insertBundle(binary), .stored(acknowledgement: binary.acknowledgement), file: file, line: line)
+        XCTAssertEqual(try store.bundle(sessionID: binary.sessionID)?.bytes, binary.bytes, file: file, line: line)
+
+        let r1 = CMCDReport(sessionID: "s", sequence: 1, body: "sid=\"s\",sn=1")
+        let r2 = CMCDReport(sessionID: "s", sequence: 2, body: "sid=\"s\",sn=2")
+        XCTAssertEqual(try store.insertCMCD([r1, r2, r1]), [.stored, .stored, .duplicate], file: file, line: line)
+        XCTAssertEqual(try store.insertCMCD([CMCDReport(sessionID: "s", sequence: 2, body: "other")]), [.duplicate], file: file, line: line)
+        XCTAssertEqual(try store.cmcdReports(sessionID: "s"), [r1, r2], file: file, line: line)
+    }
+
+    /// Many threads at once: every distinct bundle stored exactly once, every resend a duplicate.
+    static func concurrent(_ store: CollectorStore, file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try store.allBundles().count
+        let subs = (0..<200).map { _ in CollectorFixture.submission() }
+        let outcomes = Locked<[Int: [BundleInsertOutcome]]>([:])
+        let errors = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 400) { i in
+            let s = subs[i % subs.count]
+            do {
+                let o = try store.insertBundle(s)
+                outcomes.update { $0[i % subs.count, default: []].append(o) }
+            } catch {
+                errors.update { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(errors.value, [], file: file, line: line)
+        for (i, s) in subs.enumerated() {
+            let os = outcomes.value[i] ?? []
+            XCTAssertEqual(os.filter { $0 == .stored(acknowledgement: s.acknowledgement) }.count, 1, file: file, line: line)
+            XCTAssertEqual(os.filter { $0 == .duplicate(acknowledgement: s.acknowledgement) }.count, 1, file: file, line: line)
+        }
+        XCTAssertEqual(try store.allBundles().count, before + subs.count, file: file, line: line)
+    }
+}
+
+final class Locked<T>: @unchecked Sendable {
+    private var v: T
+    private let lock = NSLock()
+    init(_ v: T) { self.v = v }
+    var value: T { lock.lock(); defer { lock.unlock() }; return v }
+    func update(_ f: (inout T) -> Void) { lock.lock(); f(&v); lock.unlock() }
+}
+
+/// posix_spawn and waitpid: Foundation's Process did not reap pg_ctl here (it stayed a zombie
+/// while waitUntilExit waited), so the tests spawn and wait themselves.
+enum Spawn {
+    static func start(_ argv: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        guard rc == 0 else { throw ClientError(description: "spawn \(argv[0]): \(String(cString: strerror(rc)))") }
+        return pid
+    }
+
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    static func run(_ argv: [String], output: String) throws -> Int32 {
+        wait(try start(argv, output: output))
+    }
+}

@@ -1,0 +1,94 @@
+@testable import WaiHost
+
+/// The seeded cases every backend is checked against the reference on. One generator for
+/// all backend test classes, so each backend sees the same seeds and the same cases.
+enum BackendCases {
+    struct Labelled {
+        var label: String
+        var graph: IntegerGraph
+        var inputs: [TensorValue]
+    }
+
+    /// Convolutions and transposed convolutions, narrow and wide.
+    static func convolutions() throws -> [Labelled] {
+        var rng = SplitMix64(seed: 0xC0_2D)
+        return try (0..<48).map { k in
+            labelled(k, try GraphCases.conv(&rng, transposed: k % 2 == 1, wide: k % 4 >= 2))
+        }
+    }
+
+    /// Every elementwise op, alternating narrow and wide.
+    static func elementwise() throws -> [Labelled] {
+        var rng = SplitMix64(seed: 0xE1E)
+        var result: [Labelled] = []
+        for k in 0..<12 {
+            let wide = k % 2 == 1
+            for c in try [GraphCases.requantize(&rng, wide: wide), GraphCases.add(&rng, wide: wide),
+                          GraphCases.clamp(&rng, wide: wide), GraphCases.depthToSpace(&rng, wide: wide),
+                          GraphCases.concat(&rng, wide: wide), GraphCases.lookup(&rng, wide: wide)] {
+                result.append(labelled(k, c))
+            }
+        }
+        return result
+    }
+
+    /// Inverse GDN, both widths, with int16 and int32 intermediate math.
+    static func inverseGDN() throws -> [Labelled] {
+        var rng = SplitMix64(seed: 0x6D4)
+        return try (0..<16).map { k in
+            labelled(k, try GraphCases.inverseGDN(&rng, wide: k % 2 == 1, int16Math: k % 4 < 2))
+        }
+    }
+
+    /// A standalone requantize on wide storage at every shift count, fed negative values and
+    /// ties in both directions (docs/integer-ops.md §3).
+    static func requantizeShifts() throws -> [Labelled] {
+        let probes: [Int32] = [Int32.min, Int32.min + 1, -65537, -32769, -32768, -3, -2, -1, 0, 1, 2, 3, 32767, 65535]
+        return try (0...31).map { s in
+            let top = Int64(Int32.max) - (s == 0 ? 0 : Int64(1) << (s - 1))
+            var b = GraphBuilder()
+            let x = b.input("x", Shape(1, 1, probes.count + 1), storage: .wide, interval: Interval(lo: Int64(Int32.min), hi: top))
+            let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [Int32(s)], lo: Int32.min, hi: Int32.max))
+            let values = probes + [Int32(top)]
+            return Labelled(label: "requantize shift \(s)", graph: try b.build(outputs: [y]),
+                            inputs: [TensorValue(shape: Shape(1, 1, values.count), values: values)])
+        }
+    }
+
+    /// Four distinct convolutions for runs that overlap (docs/backend-abi.md §8 rule 2).
+    static func concurrentConvolutions() throws -> [GraphCases.Case] {
+        var rng = SplitMix64(seed: 0xC0C0)
+        return try (0..<4).map { k in try GraphCases.conv(&rng, transposed: k % 2 == 0, wide: k == 3) }
+    }
+
+    /// The int_hyper synthesis shape, small: four 5×5 stride-2 transposed convs (pad 2,
+    /// output_pad 1) with requantize after each and inverse GDN between.
+    static func synthesis() throws -> Labelled {
+        var rng = SplitMix64(seed: 0x5A17)
+        let channels = [24, 16, 16, 16, 3]
+        var b = GraphBuilder()
+        var x = b.input("y_hat", Shape(channels[0], 3, 4), storage: .narrow, interval: Interval(lo: -512, hi: 511))
+        for l in 0..<4 {
+            let cin = channels[l], cout = channels[l + 1]
+            let weights = (0..<(cin * cout * 25)).map { _ in Int16(rng.int(-40...40)) }
+            let bias = (0..<cout).map { _ in Int32(rng.int(-5000...5000)) }
+            let conv = try b.convTranspose2d(x, ConvParams(kernelH: 5, kernelW: 5, stride: 2, pad: 2, outputPad: 1,
+                                                           weights: weights, bias: bias), name: "deconv\(l)")
+            let mult = (0..<cout).map { _ in Int32(rng.int(1...3)) }
+            x = try b.requantize(conv, RequantizeParams(multiplier: mult, shift: [Int32](repeating: 11, count: cout),
+                                                        lo: -1024, hi: 1023))
+            if l < 3 {
+                let gamma = (0..<(cout * cout)).map { _ in Int32(rng.int(0...20)) }
+                x = try b.inverseGDN(x, InverseGDNParams(beta: [Int32](repeating: 1 << 16, count: cout), gamma: gamma,
+                                                         squareShift: 6, outShift: 9))
+            }
+        }
+        let graph = try b.build(outputs: [x])
+        let input = GraphCases.values(&rng, count: channels[0] * 12, Interval(lo: -512, hi: 511))
+        return Labelled(label: "synthesis", graph: graph, inputs: [TensorValue(shape: Shape(channels[0], 3, 4), values: input)])
+    }
+
+    private static func labelled(_ k: Int, _ c: GraphCases.Case) -> Labelled {
+        Labelled(label: "case \(k) \(c.name)", graph: c.graph, inputs: c.inputs)
+    }
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Benchmark (not a test) of the collector: bundles per second verified, durably committed and
+# acknowledged by `waihost audit serve`, with concurrent clients on loopback, on SQLite (WAL,
+# synchronous=FULL) and on PostgreSQL (synchronous_commit=on, a throwaway cluster).
+# Bundles (binding + 3 acks + session record, 5 Ed25519 signatures, ~3.4 KB) are made
+# beforehand by an independent Python writer of docs/audit-bundle.md (python3-cryptography),
+# so the timed part is only: POST, verify, store, fsync, signed acknowledgement.
+# Usage: scripts/bench-collector.sh [BUNDLES [CLIENTS]]   (default 20000 bundles, 16 clients)
+#        WAIHOST=path/to/waihost to use another build (e.g. .build/release/waihost);
+#        DBS="sqlite postgres" to choose the stores;
+#        PERF_CMD="perf record -g -o FILE --" to profile the collector while it runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-20000}
+CLIENTS=${2:-16}
+DBS=${DBS:-"sqlite postgres"}
+if [ -z "${WAIHOST:-}" ]; then
+    swift build --product waihost >/dev/null
+    WAIHOST=.build/debug/waihost
+fi
+WORK=$(mktemp -d /tmp/bench-collector.XXXXXX)
+chmod 755 "$WORK"
+PIDS=()
+PGDATA_DIR=""
+AS_PG=()
+[ "$(id -u)" = 0 ] && AS_PG=(setpriv --reuid=postgres --regid=postgres --clear-groups)
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    if [ -n "$PGDATA_DIR" ]; then "${AS_PG[@]}" /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA_DIR" -m immediate stop >/dev/null 2>&1 || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+python3 - "$WORK" "$N" <<'PY'
+import base64, hashlib, json, os, sys, time
+from multiprocessing import Pool
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives import serialization
+
+work, n = sys.argv[1], int(sys.argv[2])
+def raw_pub(k):
+    return k.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+def raw_seed(k):
+    return k.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+def dumps(o):
+    return json.dumps(o, sort_keys=True, separators=(",", ":")).encode()
+def envelope(ptype, payload, key):
+    pae = b"DSSEv1 %d %s %d %s" % (len(ptype), ptype.encode(), len(payload), payload)
+    return {"payload": base64.b64encode(payload).decode(), "payloadType": ptype,
+            "signatures": [{"keyid": raw_pub(key).hex(), "sig": base64.b64encode(key.sign(pae)).decode()}]}
+
+owner = Ed25519PrivateKey.generate()
+installation = Ed25519PrivateKey.generate()
+with open(f"{work}/owner.key", "w") as f:
+    f.write(f"waihost-ed25519-key v1\nseed {raw_seed(owner).hex()}\npublic {raw_pub(owner).hex()}\n")
+OWNER = raw_pub(owner).hex()
+INST_SEED = raw_seed(installation)
+
+def bundle(i):
+    inst = Ed25519PrivateKey.from_private_bytes(INST_SEED)
+    sk = Ed25519PrivateKey.generate()
+    sid = os.urandom(16).hex()
+    now = int(time.time() * 1000)
+    binding = dumps({"created_ms": now, "installation_key": raw_pub(inst).hex(), "owner": OWNER,
+                     "session_id": sid, "session_key": raw_pub(sk).hex(), "version": 1})
+    records, prev = [], hashlib.sha256(binding).hexdigest()
+    bodies = [("ack", {"uri": f"http://origin.example/seg{j}.ts", "effective_uri": f"http://origin.example/seg{j}.ts",
+                       "kind": "object", "sha256": hashlib.sha256(b"%d" % j).hexdigest(), "size": 1000 + j,
+                       "outcome": "verified", "time_ms": now + j}) for j in range(3)]
+    bodies.append(("session", {"start_ms": now, "end_ms": now + 10, "end_reason": "closed", "objects": 3, "bytes": 3003,
+                               "verified": 3, "relayed": 0, "withheld": 0, "ad_claims": 0, "decode_units": ["player"]}))
+    for seq, (t, body) in enumerate(bodies):
+        p = dumps({"session_id": sid, "seq": seq, "prev": prev, "type": t, t: body})
+        records.append(envelope("application/vnd.waihost.audit-record.v1+json", p, sk))
+        prev = hashlib.sha256(p).hexdigest()
+    return dumps({"version": 1, "session_id": sid, "owner": OWNER,
+                  "binding": envelope("application/vnd.waihost.audit-binding.v1+json", binding, inst),
+                  "records": records})
+
+with Pool(os.cpu_count()) as pool:
+    bundles = pool.map(bundle, range(n), chunksize=256)
+with open(f"{work}/bundles", "wb") as f:
+    for b in bundles:
+        f.write(len(b).to_bytes(4, "big") + b)
+print(f"made {n} bundles, {sum(map(len, bundles)) // n} bytes each", file=sys.stderr)
+PY
+
+cat > "$WORK/load.py" <<'PY'
+import http.client, sys, time
+from multiprocessing import Process, Queue
+work, port, clients = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(f"{work}/bundles", "rb").read()
+bundles, i = [], 0
+while i < len(data):
+    n = int.from_bytes(data[i:i + 4], "big"); bundles.append(data[i + 4:i + 4 + n]); i += 4 + n
+
+def client(part, q):
+    c = http.client.HTTPConnection("127.0.0.1", port)
+    ok = bad = 0
+    for b in part:
+        c.request("POST", "/v1/sessions", body=b, headers={"Content-Type": "application/json"})
+        r = c.getresponse(); r.read()
+        if r.status == 200: ok += 1
+        else: bad += 1
+    q.put((ok, bad))
+
+q = Queue()
+procs = [Process(target=client, args=(bundles[k::clients], q)) for k in range(clients)]
+t0 = time.monotonic()
+for p in procs: p.start()
+res = [q.get() for _ in procs]
+t1 = time.monotonic()
+for p in procs: p.join()
+ok = sum(r[0] for r in res); bad = sum(r[1] for r in res)
+print(f"{ok} acknowledged, {bad} refused, {t1 - t0:.2f} s, {ok / (t1 - t0):.0f} bundles/s with {clients} clients")
+sys.exit(0 if bad == 0 and ok == len(bundles) else 1)
+PY
+
+serve() {  # serve DB → sets PORT
+    ${PERF_CMD:-} "$WAIHOST" audit serve --db "$1" --key "$WORK/owner.key" --port 0 --max-connections 1024 >"$WORK/serve.out" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 3000); do
+        PORT=$(sed -n 's/^{"port":\([0-9]*\).*/\1/p' "$WORK/serve.out" | head -1)
+        [ -n "$PORT" ] && return 0
+        sleep 0.01
+    done
+    echo "collector did not start: $(cat "$WORK/serve.out")" >&2
+    exit 1
+}
+
+for db in $DBS; do
+    case $db in
+    sqlite)
+        serve "sqlite:$WORK/collector.db"
+        echo -n "SQLite (WAL, synchronous=FULL): "
+        python3 "$WORK/load.py" "$WORK" "$PORT" "$CLIENTS"
+        python3 -c "import sqlite3,sys; print('  rows in bundles:', sqlite3.connect(sys.argv[1]).execute('select count(*) from bundles').fetchone()[0])" "$WORK/collector.db"
+        ;;
+    postgres)
+        PG=/usr/lib/postgresql/15/bin
+        mkdir -p "$WORK/pg" && chmod 777 "$WORK/pg"
+        [ "$(id -u)" = 0 ] && chown postgres "$WORK/pg"
+        "${AS_PG[@]}" $PG/initdb -D "$WORK/pg/data" -U waihost -A trust >/dev/null
+        PGDATA_DIR="$WORK/pg/data"
+        PGPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+        "${AS_PG[@]}" $PG/pg_ctl -D "$WORK/pg/data" -w -l "$WORK/pg/log" -o "-p $PGPORT -k $WORK/pg -h 127.0.0.1 -c synchronous_commit=on -c fsync=on" start >/dev/null
+        serve "postgres://waihost@127.0.0.1:$PGPORT/postgres"
+        echo -n "PostgreSQL (synchronous_commit=on): "
+        python3 "$WORK/load.py" "$WORK" "$PORT" "$CLIENTS"
+        ;;
+    *) echo "unknown store $db" >&2; exit 2 ;;
+    esac
+    # The collector's own CPU time for the run (utime + stime): how much of the 2 s per s it used.
+    awk -v hz="$(getconf CLK_TCK)" '{ printf "  collector CPU: %.2f s\n", ($14 + $15) / hz }' "/proc/${PIDS[-1]}/stat"
+    kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+done
