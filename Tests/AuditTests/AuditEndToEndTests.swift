@@ -1,0 +1,165 @@
+// End to end, every piece real: `waihost audit serve` on SQLite and on a throwaway PostgreSQL
+// cluster, `waihost relay --collector --owner` in front of a folder origin serving a tiny
+// ffmpeg HLS stream, and ffmpeg as the player. The session ends by itself (--idle-after); its
+// bundle must then be in the collector's store exactly once, verify under the owner key, and
+// acknowledge every segment the player fetched with the SHA-256 of the file on disk.
+import Foundation
+import XCTest
+@testable import Audit
+import WaiCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class AuditEndToEndTests: XCTestCase {
+    func testRelaySessionReachesSQLiteCollector() throws {
+        let dir = try TempFolder()
+        let db = dir.path + "/collector.db"
+        try playAuditedSession(db: "sqlite:" + db, in: dir) { try SQLiteStore(path: db) }
+    }
+
+    func testRelaySessionReachesPostgresCollector() throws {
+        let pg = try TestPostgres()
+        let dir = try TempFolder()
+        try playAuditedSession(db: pg.uri, in: dir) { try PostgresStore(uri: pg.uri) }
+    }
+
+    private func playAuditedSession(db: String, in dir: TempFolder, openStore: () throws -> CollectorStore) throws {
+        let waihost = CollectorDurabilityTests.waihost
+        guard FileManager.default.isExecutableFile(atPath: waihost) else {
+            return XCTFail("\(waihost) is missing: build the package first (swift build)")
+        }
+        let stream = dir.path + "/stream"
+        try FileManager.default.createDirectory(atPath: stream, withIntermediateDirectories: true)
+        let (made, makeLog) = try runProcess("/usr/bin/ffmpeg", [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=3",
+            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
+            "-hls_playlist_type", "vod", "-hls_segment_filename", stream + "/seg%d.ts", stream + "/index.m3u8"])
+        XCTAssertEqual(made, 0, makeLog)
+        let segments = try FileManager.default.contentsOfDirectory(atPath: stream).filter { $0.hasSuffix(".ts") }.sorted()
+        XCTAssertGreaterThanOrEqual(segments.count, 2, "\(segments)")
+        let origin = try FolderOrigin(root: stream)
+
+        // The collector, as a user starts it.
+        let ownerKey = dir.path + "/owner.key"
+        try KeyFile.write(Fixture.owner, path: ownerKey)
+        let serveLog = dir.path + "/serve.log"
+        let serve = try Spawn.start([waihost, "audit", "serve", "--db", db, "--key", ownerKey, "--port", "0"], output: serveLog)
+        var serveRunning = true
+        defer { if serveRunning { kill(serve, SIGKILL); _ = Spawn.wait(serve) } }
+        let port = try CollectorDurabilityTests.waitForPort(log: serveLog, pid: serve)
+
+        // The relay, audited; the session ends on its own once the player stops asking.
+        let installationKey = dir.path + "/installation.key"
+        try KeyFile.write(Fixture.installation, path: installationKey)
+        let relayed = try relaySession(waihost: waihost, origin: origin.url("index.m3u8"), collector: "http://127.0.0.1:\(port)",
+                                       keyFile: installationKey, cacheDir: dir.path + "/cache", framemd5: dir.path + "/relayed.framemd5")
+        XCTAssertEqual(relayed.status, 0, relayed.stderr)
+        XCTAssertTrue(relayed.stderr.contains("waihost relay: session ended (idle_timeout)"), relayed.stderr)
+        XCTAssertTrue(relayed.stderr.contains("acknowledged (stored)"), relayed.stderr)
+        let spool = dir.path + "/cache/audit/spool"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".bundle") }, [],
+                       "acknowledged bundle left in the spool")
+
+        // The player saw through the relay exactly what it sees straight from the origin.
+        let (direct, directLog) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", origin.url("index.m3u8"),
+                                                                    "-map", "0", "-f", "framemd5", "-y", dir.path + "/direct.framemd5"])
+        XCTAssertEqual(direct, 0, directLog)
+        let relayedFrames = try String(contentsOfFile: dir.path + "/relayed.framemd5", encoding: .utf8)
+        XCTAssertEqual(relayedFrames, try String(contentsOfFile: dir.path + "/direct.framemd5", encoding: .utf8))
+        XCTAssertTrue(relayedFrames.split(separator: "\n").contains { !$0.hasPrefix("#") }, "no frames played")
+
+        // Which segments the player fetched, by name (relay URLs end in the origin's last path segment).
+        let fetched = Set(relayed.playerLog.split(separator: "\n").compactMap { line -> String? in
+            guard let open = line.range(of: "Opening '") else { return nil }
+            let url = line[open.upperBound...].prefix { $0 != "'" }
+            guard url.hasSuffix(".ts") else { return nil }
+            return String(url.split(separator: "/").last ?? "")
+        })
+        XCTAssertEqual(fetched, Set(segments), "the player fetched other segments than the stream has:\n\(relayed.playerLog)")
+
+        kill(serve, SIGTERM)
+        XCTAssertEqual(Spawn.wait(serve), 0, (try? String(contentsOfFile: serveLog, encoding: .utf8)) ?? "")
+        serveRunning = false
+
+        let store = try openStore()
+        defer { store.close() }
+        let rows = try store.allBundles()
+        XCTAssertEqual(rows.count, 1, "bundles stored: \(rows.map { $0.sessionID })")
+        guard let row = rows.first else { return }
+        XCTAssertTrue(relayed.stderr.contains("audit bundle \(row.sessionID) acknowledged"), relayed.stderr)
+        let v = try AuditBundle.verify(row.bytes, owner: Fixture.owner.publicKey,
+                                       trustedInstallationKeys: [Fixture.installation.publicKey])
+        XCTAssertEqual(v.sessionId, row.sessionID)
+        XCTAssertEqual(v.session.endReason, "idle_timeout")
+        XCTAssertEqual(row.digest, SHA256.digest(row.bytes))
+        _ = try CollectorAcknowledgement.verify(row.acknowledgement, owner: Fixture.owner.publicKey,
+                                                sessionId: row.sessionID, bundleSha256: SHA256.hex(row.bytes))
+        XCTAssertEqual(try store.records(sessionID: row.sessionID).count, v.records.count)
+
+        // `waihost audit verify` on the stored bytes agrees.
+        let stored = dir.path + "/stored.bundle"
+        try Data(row.bytes).write(to: URL(fileURLWithPath: stored))
+        let (verified, verifyLog) = try runProcess(waihost, ["audit", "verify", stored, "--owner", Fixture.owner.publicKey.hex])
+        XCTAssertEqual(verified, 0, verifyLog)
+
+        // Every segment the player fetched is acknowledged with the file's size and SHA-256.
+        XCTAssertTrue(v.acks.contains { $0.kind == "playlist" && $0.uri == origin.url("index.m3u8") }, "\(v.acks)")
+        for name in segments {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stream + "/" + name)))
+            let acks = v.acks.filter { $0.uri == origin.url(name) }
+            XCTAssertEqual(acks.count, 1, "acks for \(name): \(acks)")
+            guard let ack = acks.first else { continue }
+            XCTAssertEqual(ack.kind, "object", name)
+            XCTAssertEqual(ack.sha256, SHA256.hex(bytes), name)
+            XCTAssertEqual(ack.size, Int64(bytes.count), name)
+            XCTAssertNotEqual(ack.outcome, "withheld", "\(name): \(ack)")
+        }
+        XCTAssertEqual(v.session.withheld, 0)
+        XCTAssertEqual(v.session.objects, Int64(v.acks.count))
+    }
+
+    struct RelayRun { var status: Int32; var stderr: String; var playerLog: String }
+
+    /// Starts the relay, plays its URL with ffmpeg into `framemd5`, and waits for the relay to
+    /// end the session by itself and deliver the bundle.
+    private func relaySession(waihost: String, origin: String, collector: String, keyFile: String,
+                              cacheDir: String, framemd5: String) throws -> RelayRun {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: waihost)
+        // --idle-after leaves the player a few seconds to start: the clock runs from the start.
+        p.arguments = ["relay", origin, "--collector", collector, "--owner", Fixture.owner.publicKey.hex,
+                       "--installation-key", keyFile, "--idle-after", "3", "--deliver-wait", "60"]
+        var env = ProcessInfo.processInfo.environment
+        env["WAIHOST_CACHE_DIR"] = cacheDir
+        p.environment = env
+        let errPath = cacheDir + ".relay-stderr"
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // A relay that hangs is killed, so the test fails instead of hanging the suite.
+        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
+        defer { watchdog.cancel() }
+        var line: [UInt8] = []
+        while true {
+            let c = out.fileHandleForReading.readData(ofLength: 1)
+            if c.isEmpty || c.first == 0x0A { break }
+            line += c
+        }
+        let url = String(decoding: line, as: UTF8.self)
+        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
+        let (played, playerLog) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0",
+                                                                    "-f", "framemd5", "-y", framemd5])
+        XCTAssertEqual(played, 0, playerLog)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try err.close()
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return RelayRun(status: p.terminationStatus, stderr: stderr, playerLog: playerLog)
+    }
+}
