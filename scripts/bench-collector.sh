@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-python3 - "$WORK" "$N" <<'PY'
+/usr/bin/python3 - "$WORK" "$N" <<'PY'
 import base64, hashlib, json, os, sys, time
 from multiprocessing import Pool
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential pkg-config   # C test plugins and the CPU kernels
-  libssl-dev                   # SHA-256 (plugin hashes, model integrity)
+  libssl-dev openssl           # SHA-256, Ed25519 (the openssl command checks receipt signatures in the tests)
+  curl                         # HTTP client the relay tests use as a plain (non-player) peer
   libpng-dev                   # PNG output of decoded pictures
   libvulkan-dev mesa-vulkan-drivers vulkan-tools glslang-tools spirv-tools libdrm-dev  # Vulkan backend; lavapipe is a real driver on the CPU
   libmicrohttpd-dev libcurl4-openssl-dev   # relay: loopback server, origin client

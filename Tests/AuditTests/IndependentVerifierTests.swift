@@ -12,8 +12,10 @@ final class IndependentVerifierTests: XCTestCase {
 
     func run(_ args: [String]) throws -> (Int32, String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3"] + args
+        // Debian's interpreter, which has python3-cryptography (scripts/install-deps.sh); a
+        // python3 earlier on PATH (pyenv, a venv) may not.
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = args
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out
@@ -26,7 +28,7 @@ final class IndependentVerifierTests: XCTestCase {
     func testPythonVerifierAgrees() throws {
         let (rc, text) = try run(["-c", "import cryptography"])
         guard rc == 0 else {
-            return XCTFail("python3 with the `cryptography` package is required (Debian: python3-cryptography, scripts/install-deps.sh): \(text)")
+            return XCTFail("python3 with the `cryptography` package is required: /usr/bin/python3 with Debian's python3-cryptography (scripts/install-deps.sh): \(text)")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-py-\(AuditChain.newSessionId())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
