@@ -71,3 +71,47 @@ enum StoreJobOutcome {
     case bundle(BundleInsertOutcome)
     case cmcd([CMCDInsertOutcome])
 }
+
+extension GroupCommit where Job == StoreJob, Outcome == StoreJobOutcome {
+    func insertBundle(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        guard case .bundle(let o) = try submit(.bundle(bundle)) else { throw StoreError.corrupt(what: "batch outcome") }
+        return o
+    }
+
+    func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
+        guard case .cmcd(let o) = try submit(.cmcd(reports)) else { throw StoreError.corrupt(what: "batch outcome") }
+        return o
+    }
+}
+
+/// One transaction around a whole batch, so one durable commit (one fsync) answers every job
+/// in it, and a savepoint per job, so one job's failure does not undo the others' inserts.
+/// Both stores use this; only the statement that opens the transaction differs.
+func runBatchTransaction(_ jobs: [StoreJob], begin: String, exec: (String) throws -> Void,
+                         run: (StoreJob) throws -> StoreJobOutcome) -> [Result<StoreJobOutcome, Error>] {
+    do {
+        try exec(begin)
+    } catch {
+        return jobs.map { _ in .failure(error) }
+    }
+    var results: [Result<StoreJobOutcome, Error>] = []
+    for job in jobs {
+        do {
+            try exec("SAVEPOINT job")
+            let outcome = try run(job)
+            try exec("RELEASE SAVEPOINT job")
+            results.append(.success(outcome))
+        } catch {
+            try? exec("ROLLBACK TO SAVEPOINT job")
+            try? exec("RELEASE SAVEPOINT job")
+            results.append(.failure(error))
+        }
+    }
+    do {
+        try exec("COMMIT")
+    } catch {
+        try? exec("ROLLBACK")
+        return jobs.map { _ in .failure(error) }
+    }
+    return results
+}

@@ -68,48 +68,15 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     public func insertBundle(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
-        guard case .bundle(let o) = try committer.submit(.bundle(bundle)) else {
-            throw StoreError.corrupt(what: "batch outcome")
-        }
-        return o
+        try committer.insertBundle(bundle)
     }
 
     public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
-        guard case .cmcd(let o) = try committer.submit(.cmcd(reports)) else {
-            throw StoreError.corrupt(what: "batch outcome")
-        }
-        return o
+        try committer.insertCMCD(reports)
     }
 
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
-        lock.locked {
-            do {
-                try exec("BEGIN IMMEDIATE")
-            } catch {
-                return jobs.map { _ in .failure(error) }
-            }
-            var results: [Result<StoreJobOutcome, Error>] = []
-            for job in jobs {
-                do {
-                    // A savepoint per job: one job's failure must not undo the others' inserts.
-                    try exec("SAVEPOINT job")
-                    let outcome = try run(job)
-                    try exec("RELEASE job")
-                    results.append(.success(outcome))
-                } catch {
-                    try? exec("ROLLBACK TO job")
-                    try? exec("RELEASE job")
-                    results.append(.failure(error))
-                }
-            }
-            do {
-                try exec("COMMIT")
-            } catch {
-                try? exec("ROLLBACK")
-                return jobs.map { _ in .failure(error) }
-            }
-            return results
-        }
+        lock.locked { runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: exec, run: run) }
     }
 
     private func run(_ job: StoreJob) throws -> StoreJobOutcome {
