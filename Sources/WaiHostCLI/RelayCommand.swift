@@ -13,6 +13,7 @@ enum RelayCommand: Command {
                                  [--publisher-key HEX] [--port N] [--idle-after SECONDS]
                                  [--cache-mb N] [--max-object-mb N] [--json]
                                  [--allow-origin ORIGIN]... [--max-connections N]
+                                 [--header-timeout S]
                                  [--max-revision-age SECONDS]
                                  [--collector URL --owner HEX [--installation-key FILE]]
 
@@ -33,6 +34,8 @@ enum RelayCommand: Command {
           --allow-origin ORIGIN let web pages of ORIGIN (scheme://host[:port]) read from
                                 the relay (CORS); repeatable. Without it no page may.
           --max-connections N   player connections at most (default 128)
+          --header-timeout S    a request's headers must arrive within S seconds (default
+                                10); 0 turns the slow-client defences off (for comparison)
           --max-revision-age S  with --require-signed: a live playlist's first revision
                                 may be at most max(S, 3 x target duration) seconds old
                                 (default 60)
@@ -92,6 +95,11 @@ enum RelayCommand: Command {
                     throw UsageError(message: "--max-connections needs 4...4096")
                 }
                 options.connections.maxConnections = n
+            case "--header-timeout":
+                guard let v = Double(try args.value(for: a)), v >= 0, v <= 3600 else {
+                    throw UsageError(message: "--header-timeout needs seconds in [0, 3600]")
+                }
+                if v == 0 { options.connections.deadlines = nil } else { options.connections.deadlines?.headerSeconds = v }
             case "--max-revision-age":
                 guard let n = UInt64(try args.value(for: a)), n > 0 else {
                     throw UsageError(message: "--max-revision-age needs a positive whole number of seconds")

@@ -121,7 +121,8 @@ final class RelayBoundsTests: XCTestCase {
         let origin = try FolderOrigin(root: dir)
         var options = RelayOptions()
         options.connections.maxConnections = 8
-        options.connections.deadlines = SlowClientDeadlines(headerSeconds: 1, bodySeconds: 1)
+        // The deadline alone: no slots kept free by eviction.
+        options.connections.deadlines = SlowClientDeadlines(headerSeconds: 1, bodySeconds: 1, reserve: 0)
         let s = try RelaySession(origin: origin.url("index.m3u8"), options: options)
         defer { s.close() }
         var fds: [Int32] = []
@@ -142,6 +143,33 @@ final class RelayBoundsTests: XCTestCase {
         XCTAssertEqual(open, [], "slow clients still hold their connections")
         XCTAssertGreaterThanOrEqual(s.slowClientsCut, 8)
         XCTAssertEqual(try Curl.request(s.playerURL).status, 200)
+    }
+
+    /// More slow clients than the limit, reopening whatever is cut (long deadlines, so only the
+    /// free-slot reserve acts): a player's request still gets a connection and its answer.
+    func testReconnectingSlowClientsCannotFillTheLimit() throws {
+        let dir = try Media.make(.ts, into: "bounds-reconnect")
+        let origin = try FolderOrigin(root: dir)
+        var options = RelayOptions()
+        options.connections.maxConnections = 16
+        options.connections.deadlines = SlowClientDeadlines(headerSeconds: 60, bodySeconds: 60, reserve: 4)
+        let s = try RelaySession(origin: origin.url("index.m3u8"), options: options)
+        defer { s.close() }
+        var fds: [Int32] = []
+        defer { for fd in fds { close(fd) } }
+        func attack() {
+            for (i, fd) in fds.enumerated() where fd < 0 || peerClosed(fd) || !rawSend(fd, "X-Slow: 1\r\n") {
+                if fd >= 0 { close(fd) }
+                let n = rawConnect(s.port)
+                fds[i] = n >= 0 && rawSend(n, "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(s.port)\r\n") ? n : (n >= 0 ? { close(n); return -1 }() : -1)
+            }
+        }
+        fds = Array(repeating: -1, count: 24)
+        for round in 0..<3 {
+            attack()
+            XCTAssertEqual(try Curl.request(s.playerURL).status, 200, "round \(round)")
+        }
+        XCTAssertGreaterThan(s.slowClientsCut, 0)
     }
 
     /// A body trickled after complete headers is cut at the body deadline.

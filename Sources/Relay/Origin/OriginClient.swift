@@ -132,7 +132,7 @@ public final class OriginClient: @unchecked Sendable {
         guard (200..<300).contains(status) else {
             throw OriginError.status(url: redactingUserinfo(effectiveURL), status: status)
         }
-        return OriginResponse(body: sink.bytes, sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
+        return OriginResponse(body: sink.take(), sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
                               contentType: type.map { String(cString: $0) })
     }
 
@@ -151,11 +151,12 @@ public final class OriginClient: @unchecked Sendable {
     }
 }
 
-/// The body as it arrives, in one malloc'd block grown by doubling (or sized once from the
-/// declared length): plain memcpy per chunk, whatever the build's optimisation level.
+/// The body as it arrives, in one array grown by doubling (or sized once from the declared
+/// length) and handed over without a copy, so an object in flight costs its size once: plain
+/// memcpy per chunk, whatever the build's optimisation level.
 private final class TransferSink {
-    private var storage: UnsafeMutableRawPointer?
-    private var capacity = 0
+    /// `buffer.count` is the capacity in use; the first `count` bytes are the body.
+    private var buffer: [UInt8] = []
     private(set) var count = 0
     private let hasher = SHA256Hasher()
     let limit: Int
@@ -171,20 +172,18 @@ private final class TransferSink {
         self.policy = policy
     }
 
-    deinit { free(storage) }
-
     func reserve(_ n: Int) -> Bool {
-        guard n > capacity else { return true }
-        guard let p = realloc(storage, n) else { return false }
-        storage = p
-        capacity = n
+        guard n > buffer.count else { return true }
+        guard n <= limit else { return false }
+        buffer.append(contentsOf: repeatElement(0, count: n - buffer.count))
         return true
     }
 
     func append(_ data: UnsafeRawPointer, _ n: Int) -> Bool {
-        if count + n > capacity, !reserve(max(count + n, min(limit, max(capacity * 2, 64 << 10)))) { return false }
-        guard let s = storage else { return false }
-        memcpy(s + count, data, n)
+        if count + n > buffer.count, !reserve(max(count + n, min(limit, max(buffer.count * 2, 64 << 10)))) { return false }
+        buffer.withUnsafeMutableBytes { b in
+            if let base = b.baseAddress { memcpy(base + count, data, n) }
+        }
         hasher.update(UnsafeRawBufferPointer(start: data, count: n))
         count += n
         return true
@@ -192,11 +191,13 @@ private final class TransferSink {
 
     func digest() -> [UInt8] { hasher.finalize() }
 
-    var bytes: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buf, initialized in
-            if count > 0, let s = storage, let b = buf.baseAddress { memcpy(b, s, count) }
-            initialized = count
-        }
+    /// The body; the sink is empty afterwards.
+    func take() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &buffer)
+        out.removeLast(out.count - count)
+        count = 0
+        return out
     }
 }
 

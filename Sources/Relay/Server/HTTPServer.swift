@@ -37,7 +37,7 @@ public final class HTTPServer: @unchecked Sendable {
                 maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil,
                 handler: @escaping Handler) throws {
         let (fd, bound) = try Self.listener(address: bindAddress, port: requested)
-        let watch = slowClients.map(ConnectionWatch.init)
+        let watch = slowClients.map { ConnectionWatch($0, limit: Int(connectionLimit)) }
         box = HandlerBox(handler, maxBody: maxRequestBody, watch: watch)
         port = bound
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue

@@ -16,6 +16,9 @@ public struct RelayOptions: Sendable {
     public var cacheBytes = 256 << 20
     /// Origin timeouts and the per-object size bound.
     public var origin = OriginLimits()
+    /// Origin fetches running at once; more requests wait for a slot. With the cache bound
+    /// this bounds memory: about `cacheBytes` + this × `origin.maxObjectBytes` (docs/relay.md).
+    public var maxConcurrentFetches = 16
     /// Bounds on each playlist fetched (bytes and lines); larger ones are withheld.
     public var playlistLimits = PlaylistLimits()
     /// With `requireSigned`: the first revision a session accepts of a live playlist must be
@@ -49,7 +52,8 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var maxConnections: UInt32 = 128
     /// A connection with no traffic for this long is closed (libmicrohttpd's timeout).
     public var idleSeconds: UInt32 = 30
-    /// Header and body deadlines per request.
-    public var deadlines = SlowClientDeadlines()
+    /// Header and body deadlines per request, and the slots kept free; nil: none (only the
+    /// idle timeout, as before issue 14; for comparison, not for use).
+    public var deadlines: SlowClientDeadlines? = SlowClientDeadlines()
     public init() {}
 }

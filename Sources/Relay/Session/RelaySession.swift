@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 public enum RelaySessionError: Error, CustomStringConvertible {
     case missingPublisherKey
@@ -37,6 +38,7 @@ public final class RelaySession: @unchecked Sendable {
     private let endSignal = Signal()
     /// The session's path prefix (docs/relay.md, "Local URLs").
     private let prefix: String
+    private let fetchSlots: DispatchSemaphore
 
     /// Starts serving at once; `playerURL` is what to give the player.
     public init(origin originURL: String, options: RelayOptions = RelayOptions(),
@@ -53,6 +55,7 @@ public final class RelaySession: @unchecked Sendable {
         cache = ObjectCache(budget: options.cacheBytes)
         gate = try PlaylistGate(options: options, root: self.originURL)
         prefix = Self.randomPrefix()
+        fetchSlots = DispatchSemaphore(value: max(1, options.maxConcurrentFetches))
         let root = table.register(url: self.originURL, kind: .playlist)
         table.pin(root.id)
         let box = WeakSession()
@@ -161,7 +164,7 @@ public final class RelaySession: @unchecked Sendable {
         }
         let fetched: OriginResponse
         do {
-            fetched = try origin.fetch(target.url, limit: options.playlistLimits.maxBytes, cancelled: cancelCheck)
+            fetched = try fetchSlotted { try origin.fetch(target.url, limit: options.playlistLimits.maxBytes, cancelled: cancelCheck) }
         } catch let e as OriginError {
             if case .tooLarge = e {
                 return withhold(target, effectiveURL: nil, bytes: nil, reason: "playlist_too_large", detail: e.description)
@@ -269,7 +272,7 @@ public final class RelaySession: @unchecked Sendable {
     private func fetchAndCheck(_ target: OriginTarget) -> Obtained {
         let fetched: OriginResponse
         do {
-            fetched = try origin.fetch(target.url, cancelled: cancelCheck)
+            fetched = try fetchSlotted { try origin.fetch(target.url, cancelled: cancelCheck) }
         } catch let e as OriginError {
             if case .cancelled = e { return .ended }
             record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: e.code, detail: e.description))
@@ -291,6 +294,14 @@ public final class RelaySession: @unchecked Sendable {
                    outcome: verdict == .verified ? .verified : .relayed)
             return .released(CachedObject(bytes: fetched.body, sha256: digest, contentType: type))
         }
+    }
+
+    /// Runs one origin fetch in one of the `maxConcurrentFetches` slots (a slot frees within
+    /// the transfer timeout, so waiting is bounded too).
+    private func fetchSlotted(_ body: () throws -> OriginResponse) throws -> OriginResponse {
+        fetchSlots.wait()
+        defer { fetchSlots.signal() }
+        return try body()
     }
 
     private var cancelCheck: @Sendable () -> Bool {
