@@ -456,6 +456,44 @@ final class RelayServerTests: XCTestCase {
         XCTAssertTrue(tail.contains("{\"ended\":\"idle_timeout\"}"), tail)
     }
 
+    /// `waihost relay` with an origin URL carrying user:password: nothing it prints, on stdout
+    /// or in the withheld lines on stderr, holds the password.
+    func testCommandLineRedactsOriginUserinfo() throws {
+        let dir = try Media.make(.ts, into: "server-cli-userinfo")
+        try FileManager.default.removeItem(atPath: dir + "/seg1.ts")
+        let origin = try FolderOrigin(root: dir)
+        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        guard FileManager.default.isExecutableFile(atPath: exe) else { throw TestFailure("no waihost at \(exe)") }
+        for json in [true, false] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: exe)
+            p.arguments = ["relay", "http://viewer:pa55w0rd@127.0.0.1:\(origin.port)/index.m3u8", "--idle-after", "0.5"] + (json ? ["--json"] : [])
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            try p.run()
+            var line = [UInt8]()
+            while !line.contains(0x0A) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line += chunk
+            }
+            let printed = String(decoding: line, as: UTF8.self)
+            let url = json ? ((try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["url"] as? String ?? "")
+                           : printed.trimmingCharacters(in: .whitespacesAndNewlines)
+            let segs = String(decoding: try Curl.request(url).body, as: UTF8.self)
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+            XCTAssertEqual(segs.count, 3)
+            XCTAssertEqual(try Curl.request(segs[1]).status, 502)
+            p.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertTrue(stderr.contains("origin_status"), stderr)
+            XCTAssertTrue(stderr.contains("***@127.0.0.1"), stderr)
+            XCTAssertFalse((printed + stderr).contains("pa55w0rd"), printed + stderr)
+        }
+    }
+
     func testRequireSignedNeedsAKey() {
         var options = RelayOptions()
         options.requireSigned = true

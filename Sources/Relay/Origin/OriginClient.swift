@@ -175,7 +175,14 @@ private final class TransferSink {
     func reserve(_ n: Int) -> Bool {
         guard n > buffer.count else { return true }
         guard n <= limit else { return false }
-        buffer.append(contentsOf: repeatElement(0, count: n - buffer.count))
+        // memcpy and memset, not element by element (debug builds do not optimise that).
+        let old = buffer, used = count
+        buffer = [UInt8](unsafeUninitializedCapacity: n) { b, initialized in
+            guard let base = b.baseAddress else { initialized = 0; return }
+            old.withUnsafeBytes { o in if used > 0, let ob = o.baseAddress { memcpy(base, ob, used) } }
+            memset(base + used, 0, n - used)
+            initialized = n
+        }
         return true
     }
 
