@@ -26,12 +26,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MiB = 1 << 20
 BIG_SEGMENTS = 1_000_000
+# Just under the default bounds (50 000 lines, 4 MiB): parsed, rewritten and relayed.
+NEAR_SEGMENTS = 24_990
 OBJECTS, OBJECT_BYTES = 16, 60 * MiB
 
 
 def waihost_path():
-    if len(sys.argv) > 1:
-        return sys.argv[1]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if args:
+        return args[0]
     for p in (".build/release/waihost", ".build/debug/waihost"):
         if os.access(p, os.X_OK):
             return p
@@ -58,12 +61,13 @@ class Origin(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self):
-        if self.path == "/big/index.m3u8":
+        if self.path in ("/big/index.m3u8", "/near/index.m3u8"):
             with Origin.lock:
                 Origin.reloads += 1
                 k = Origin.reloads
+            count = BIG_SEGMENTS if self.path.startswith("/big/") else NEAR_SEGMENTS
             head = f"#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:{k}\n"
-            body = (head + "".join(f"#EXTINF:1.0,\nr{k}-s{i}.ts\n" for i in range(BIG_SEGMENTS))).encode()
+            body = (head + "".join(f"#EXTINF:1.0,\nr{k}-s{i}.ts\n" for i in range(count))).encode()
             self.send(body, "application/vnd.apple.mpegurl")
         elif self.path == "/obj/index.m3u8":
             body = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n" + "".join(f"#EXTINF:1.0,\n{i}.bin\n" for i in range(OBJECTS)) + "#EXT-X-ENDLIST\n"
@@ -126,24 +130,36 @@ def memory(exe, base):
     r.close()
     print(f"baseline (idle session, one playlist): peak {mib(baseline)}")
 
-    r = Relay(exe, base + "/big/index.m3u8")
-    for i in range(4):
+    for path, label in (("/big/index.m3u8", "10^6-segment playlist"), ("/near/index.m3u8", f"{NEAR_SEGMENTS}-segment playlist")):
+        big_peak = reloads(exe, base, path, label)
+        print(f"{label}: peak {mib(big_peak)} = baseline + {mib(big_peak - baseline)}")
+    objects(exe, base, baseline)
+
+
+RELOADS = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--reloads=")), 4)
+
+
+def reloads(exe, base, path, label):
+    r = Relay(exe, base + path)
+    for i in range(RELOADS):
         out = {}
         t = threading.Thread(target=lambda: out.update(res=get(r.url)))
         t0 = time.monotonic()
         t.start()
-        time.sleep(0.2)
+        time.sleep(0.5)  # the origin is still generating or sending; the relay then parses
         t404 = time.monotonic()
         s404 = get(f"http://127.0.0.1:{r.port}/nothing", timeout=60)[0]
         d404 = time.monotonic() - t404
         t.join()
         status, size, withheld = out["res"]
-        print(f"10^6-segment playlist, reload {i + 1}: {status} {withheld or ''} in {time.monotonic() - t0:.2f} s; "
+        print(f"{label}, reload {i + 1}: {status} {withheld or ''} in {time.monotonic() - t0:.2f} s; "
               f"unrelated 404 answered {s404} in {d404 * 1000:.0f} ms; relay peak {mib(r.status('VmHWM'))}, now {mib(r.status('VmRSS'))}")
-    big_peak = r.status("VmHWM")
+    peak = r.status("VmHWM")
     r.close()
-    print(f"10^6-segment playlist: peak {mib(big_peak)} = baseline + {mib(big_peak - baseline)}")
+    return peak
 
+
+def objects(exe, base, baseline):
     r = Relay(exe, base + "/obj/index.m3u8", "--max-object-mb", "64")
     playlist = urllib.request.urlopen(r.url).read().decode()
     urls = [l for l in playlist.splitlines() if l and not l.startswith("#")]
@@ -223,6 +239,8 @@ def main():
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
     memory(exe, base)
+    if "--memory-only" in sys.argv:
+        return
     print("slow clients (reconnecting, a header line every 2 s), player requests answered of 5 after 12 s:")
     for label, flags in (("defences off (before): --header-timeout 0 --max-connections 64", ["--header-timeout", "0", "--max-connections", "64"]),
                          ("defaults (after): 10 s header deadline, 128 connections, 8 reserved", [])):

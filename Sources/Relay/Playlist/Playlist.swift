@@ -45,13 +45,15 @@ public struct Playlist: Equatable, Sendable {
 }
 
 /// How large a playlist may be. The parser keeps every line and every reference, so both its
-/// time and its memory grow with these; a live playlist of a million segments (tens of MB) is
-/// refused instead of parsed on every reload.
+/// time and its memory grow with these (about 1 KiB per line while the relay processes one,
+/// docs/relay.md "Memory"); a live playlist of a million segments (tens of MB) is refused
+/// instead of parsed on every reload.
 public struct PlaylistLimits: Sendable, Equatable {
-    /// 8 MiB: about 100 000 segments with long names, hours of a live window.
-    public var maxBytes = 8 << 20
-    /// Lines (LF count, plus a last line without one).
-    public var maxLines = 200_000
+    /// 4 MiB: far above any line bound's worth of ordinary lines, so long URIs still fit.
+    public var maxBytes = 4 << 20
+    /// Lines (LF count, plus a last line without one). 50 000 lines: about 25 000 segments,
+    /// 14 hours of 2-second segments in one EVENT playlist.
+    public var maxLines = 50_000
 
     public init() {}
 

@@ -162,9 +162,17 @@ public final class RelaySession: @unchecked Sendable {
         if let body = state.locked({ finalPlaylists[target.id] }) {
             return Self.playlistResponse(body)
         }
+        // One fetch slot covers the fetch and the processing: a playlist costs memory while it
+        // is parsed and rewritten too (docs/relay.md, "Memory").
+        fetchSlots.wait()
+        defer { fetchSlots.signal() }
+        return fetchAndRelease(target)
+    }
+
+    private func fetchAndRelease(_ target: OriginTarget) -> HTTPResponse {
         let fetched: OriginResponse
         do {
-            fetched = try fetchSlotted { try origin.fetch(target.url, limit: options.playlistLimits.maxBytes, cancelled: cancelCheck) }
+            fetched = try origin.fetch(target.url, limit: options.playlistLimits.maxBytes, cancelled: cancelCheck)
         } catch let e as OriginError {
             if case .tooLarge = e {
                 return withhold(target, effectiveURL: nil, bytes: nil, reason: "playlist_too_large", detail: e.description)
