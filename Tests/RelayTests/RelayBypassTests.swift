@@ -124,6 +124,23 @@ final class RelayBypassTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: plain + "-sealed/index.m3u8"))
     }
 
+    /// `waihost seal` says which line and attribute, exits 1 and publishes nothing.
+    func testSealCommandRefusesAmbiguousAttributeLists() throws {
+        let plain = try Media.make(.fmp4, into: "bypass-seal-cli")
+        let text = String(decoding: readBytes(plain + "/index.m3u8"), as: UTF8.self)
+        try Data(text.replacingOccurrences(of: "#EXT-X-MAP:URI=\"init.mp4\"", with: "#EXT-X-MAP:URI=\"init.mp4\",X=1 URI=\"evil.mp4\"").utf8)
+            .write(to: URL(fileURLWithPath: plain + "/index.m3u8"))
+        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        guard FileManager.default.isExecutableFile(atPath: exe) else { throw TestFailure("no waihost at \(exe)") }
+        let dir = try TempDir()
+        XCTAssertEqual(try Proc.run(exe, ["keygen", "-o", dir.path + "/k.key"]).status, 0)
+        let r = try Proc.run(exe, ["seal", plain, "--key", dir.path + "/k.key", "--out", dir.path + "/out"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("index.m3u8") && r.stderr.contains("EXT-X-MAP: unquoted value of attribute X contains whitespace"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path + "/out/index.m3u8"))
+    }
+
     // MARK: AES-128
 
     func testEncryptedSealedStreamPlaysUnderRequireSigned() throws {
