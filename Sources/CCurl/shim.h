@@ -25,3 +25,9 @@ static inline CURLcode waih_curl_getinfo_long(CURL *h, CURLINFO i, long *v) {
 static inline CURLcode waih_curl_getinfo_string(CURL *h, CURLINFO i, char **v) {
     return curl_easy_getinfo(h, i, v);
 }
+/* The relay checks the address of every connection (redirects included) before a request is
+   sent on it (Sources/Relay/Origin/AddressPolicy.swift). */
+static inline CURLcode waih_curl_setopt_prereq_function(
+    CURL *h, int (*f)(void *, char *, char *, int, int)) {
+    return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f);
+}

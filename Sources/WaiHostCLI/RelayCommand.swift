@@ -12,6 +12,9 @@ enum RelayCommand: Command {
         usage: waihost relay URL [--require-signed] [--content-addressed]
                                  [--publisher-key HEX] [--port N] [--idle-after SECONDS]
                                  [--cache-mb N] [--max-object-mb N] [--json]
+                                 [--allow-origin ORIGIN]... [--max-connections N]
+                                 [--header-timeout S]
+                                 [--max-revision-age SECONDS]
                                  [--collector URL --owner HEX [--installation-key FILE]]
 
         Serves one playback session of the playlist at URL on 127.0.0.1 and prints the URL
@@ -28,6 +31,14 @@ enum RelayCommand: Command {
           --cache-mb N          memory for released objects (default 256)
           --max-object-mb N     largest object fetched (default 64)
           --json                print the URL and each withheld object as JSON lines
+          --allow-origin ORIGIN let web pages of ORIGIN (scheme://host[:port]) read from
+                                the relay (CORS); repeatable. Without it no page may.
+          --max-connections N   player connections at most (default 128)
+          --header-timeout S    a request's headers must arrive within S seconds (default
+                                10); 0 turns the slow-client defences off (for comparison)
+          --max-revision-age S  with --require-signed: a live playlist's first revision
+                                may be at most max(S, 3 x target duration) seconds old
+                                (default 60)
           --collector URL       audit the session (docs/audit-bundle.md): post its signed
                                 bundle to URL/v1/sessions (spooled until acknowledged) and
                                 CMCD event reports to URL/v1/cmcd
@@ -73,6 +84,27 @@ enum RelayCommand: Command {
             case "--max-object-mb":
                 guard let n = Int(try args.value(for: a)), n > 0, n <= 1 << 14 else { throw UsageError(message: "--max-object-mb needs a positive whole number") }
                 options.origin.maxObjectBytes = n << 20
+            case "--allow-origin":
+                let v = try args.value(for: a)
+                guard v.hasPrefix("http://") || v.hasPrefix("https://"), !v.dropFirst(8).contains("/") else {
+                    throw UsageError(message: "--allow-origin needs an origin like https://app.example:8443 (no path), not \(v)")
+                }
+                options.allowedWebOrigins.append(v)
+            case "--max-connections":
+                guard let n = UInt32(try args.value(for: a)), n >= 4, n <= 4096 else {
+                    throw UsageError(message: "--max-connections needs 4...4096")
+                }
+                options.connections.maxConnections = n
+            case "--header-timeout":
+                guard let v = Double(try args.value(for: a)), v >= 0, v <= 3600 else {
+                    throw UsageError(message: "--header-timeout needs seconds in [0, 3600]")
+                }
+                if v == 0 { options.connections.deadlines = nil } else { options.connections.deadlines?.headerSeconds = v }
+            case "--max-revision-age":
+                guard let n = UInt64(try args.value(for: a)), n > 0 else {
+                    throw UsageError(message: "--max-revision-age needs a positive whole number of seconds")
+                }
+                options.maxFirstRevisionAgeSeconds = n
             default:
                 if a.hasPrefix("-") { throw UsageError(message: "unknown option \(a)") }
                 guard url == nil else { throw UsageError(message: "one URL only") }
@@ -132,6 +164,7 @@ private final class StderrObserver: RelayObserver, @unchecked Sendable {
                 Output.err(String(decoding: data, as: UTF8.self))
             }
         } else {
+            // originURL comes redacted (no user:password) from the session.
             Output.err("withheld \(event.localPath) (\(event.originURL)): \(reason): \(detail)")
         }
     }

@@ -10,10 +10,13 @@ enum SealCommand: Command {
         usage: waihost seal DIR --key KEYFILE [--out OUTDIR] [--watch [--interval SECONDS]]
 
         Seals the HLS folder DIR as ffmpeg wrote it (TS or fMP4, VOD or live, multivariant or
-        single, byte-range single file): every segment and init section is placed under
-        `<sha256>.<extension>`, media playlists are rewritten to those names, and every
-        playlist ends with a signed receipt (#EXT-X-WAI-RECEIPT, docs/receipts.md). The top
-        playlist must be at the root of DIR: receipts name playlists by their path in DIR.
+        single, byte-range single file, AES-128): every segment, init section and key file
+        is placed under `<sha256>.<extension>`, media playlists are rewritten to those names,
+        and every playlist ends with a signed receipt carrying the time it was sealed
+        (#EXT-X-WAI-RECEIPT, docs/receipts.md). The top playlist must be at the root of DIR:
+        receipts name playlists by their path in DIR. A playlist that does not parse
+        strictly (an attribute list a player could read otherwise, docs/sealing.md §4) is
+        refused, naming the line; nothing is published.
 
           --key KEYFILE       the publisher key (waihost keygen -o KEYFILE)
           --out OUTDIR        write the sealed stream to OUTDIR, leaving DIR as it is;

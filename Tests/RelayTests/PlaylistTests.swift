@@ -238,3 +238,47 @@ final class PlaylistTests: XCTestCase {
         }
     }
 }
+
+/// RFC 8216 §4.2 attribute lists read one way only: what ffmpeg would read differently is
+/// refused (issue: `URI="a",X=1 URI="evil"` — ffmpeg splits at the space and takes the second).
+final class StrictAttributeListTests: XCTestCase {
+    private func refused(_ line: String, _ fragment: String, file: StaticString = #filePath, l: UInt = #line) {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-VERSION:7\n\(line)\n#EXTINF:2.0,\na.m4s\n#EXT-X-ENDLIST\n"
+        XCTAssertThrowsError(try Playlist.parse(Array(text.utf8)), file: file, line: l) { e in
+            let d = (e as? PlaylistError)?.description ?? "\(e)"
+            XCTAssertTrue(d.contains("line 4") && d.contains(fragment), d, file: file, line: l)
+        }
+    }
+
+    func testAmbiguousAttributeListsAreRefused() {
+        refused(#"#EXT-X-MAP:URI="init.mp4",X=1 URI="http://127.0.0.1:9/evil/init.mp4""#, "unquoted value of attribute X contains whitespace")
+        refused(#"#EXT-X-MAP:URI="init.mp4",URI="other.mp4""#, "attribute URI appears twice")
+        refused(#"#EXT-X-MAP:URI="init.mp4", BYTERANGE="10@0""#, "whitespace at column")
+        refused(#"#EXT-X-MAP:URI="init.mp4" ,BYTERANGE="10@0""#, "expected ','")
+        refused(#"#EXT-X-MAP:URI="init.mp4",uri="evil.mp4""#, "attribute name expected")
+        refused(#"#EXT-X-KEY:METHOD=AES-128,URI="k.key",IV=0x1"URI="evil""#, "contains '\"'")
+        refused("#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\",X=1\tURI=\"evil\"", "whitespace")
+        // Tags the relay does not act on are parsed strictly too: a player reads them.
+        refused(#"#EXT-X-START:TIME-OFFSET=1,TIME-OFFSET=2"#, "appears twice")
+        refused(#"#EXT-X-DATERANGE:ID="a",START-DATE="2026-01-01T00:00:00Z",X-A=1 X-B=2"#, "whitespace")
+    }
+
+    func testStrictListsStillReadWhatFFmpegWrites() throws {
+        let text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\",IV=0x0123456789ABCDEF0123456789abcdef\n"
+            + "#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"10@0\"\n#EXT-X-DATERANGE:ID=\"a b\",START-DATE=\"2026-01-01T00:00:00Z\",X-COM=\"x, y\"\n"
+            + "#EXTINF:2.0,\na.m4s\n#EXT-X-ENDLIST\n"
+        let p = try Playlist.parse(Array(text.utf8))
+        XCTAssertEqual(p.references.map(\.uri), ["k.key", "init.mp4", "a.m4s"])
+    }
+
+    func testPlaylistsOverTheBoundsAreRefusedBeforeParsing() {
+        let p = livePlaylist(first: 0, count: 10)
+        XCTAssertNoThrow(try Playlist.parse(p, limits: PlaylistLimits(maxBytes: p.count, maxLines: 24)))
+        XCTAssertThrowsError(try Playlist.parse(p, limits: PlaylistLimits(maxBytes: p.count - 1, maxLines: 100))) { e in
+            XCTAssertEqual(e as? PlaylistError, PlaylistError(line: 0, "\(p.count) bytes, over the \(p.count - 1)-byte playlist bound"))
+        }
+        XCTAssertThrowsError(try Playlist.parse(p, limits: PlaylistLimits(maxBytes: 1 << 20, maxLines: 23))) { e in
+            XCTAssertEqual(e as? PlaylistError, PlaylistError(line: 0, "24 lines, over the 23-line playlist bound"))
+        }
+    }
+}

@@ -50,7 +50,9 @@ final class ReceiptTests: XCTestCase {
         let (bytes, receipt) = try ReceiptSigner(key: key).seal(playlist: p, name: "live/index.m3u8", revision: 1, previous: nil)
         XCTAssertEqual(Array(bytes.prefix(p.count)), p)
         XCTAssertEqual(String(decoding: bytes.dropFirst(p.count), as: UTF8.self), receipt.line + "\n")
-        XCTAssertTrue(receipt.line.hasPrefix("#EXT-X-WAI-RECEIPT:VERSION=1,NAME=\"live/index.m3u8\",REVISION=1,KEY=0x\(key.publicKey.hex),SIGNATURE=0x"))
+        let t = try XCTUnwrap(receipt.time)
+        XCTAssertTrue(receipt.line.hasPrefix("#EXT-X-WAI-RECEIPT:VERSION=2,NAME=\"live/index.m3u8\",REVISION=1,TIME=\(t),KEY=0x\(key.publicKey.hex),SIGNATURE=0x"))
+        XCTAssertLessThanOrEqual(t, ReceiptFreshness().now)
         let state = try verifier.verify(playlistBytes: bytes, name: "live/index.m3u8", previous: nil)
         XCTAssertEqual(state.revision, 1)
         XCTAssertEqual(state.playlist.serialized(), p)
@@ -61,7 +63,18 @@ final class ReceiptTests: XCTestCase {
         XCTAssertEqual(try verifier.verify(playlistBytes: bytes, name: "live/index.m3u8", previous: state), state)
     }
 
-    /// The signed message, spelled out, so an independent verifier has a fixed target.
+    /// The version 2 message (the sealer's), spelled out: version 1's with a time line.
+    func testSignedMessageBytesVersion2() throws {
+        let m = PlaylistReceipt.signedMessage(name: "a.m3u8", revision: 2, time: 1_790_000_000, publisherKey: key.publicKey,
+                                              previous: Array(repeating: 0xab, count: 32), playlistSHA256: Array(repeating: 1, count: 32))
+        let statement = "waihost playlist receipt v2\nname: a.m3u8\nrevision: 2\ntime: 1790000000\nprevious: \(String(repeating: "ab", count: 32))\n"
+            + "key: \(key.publicKey.hex)\nplaylist-sha256: \(String(repeating: "01", count: 32))\n"
+        let expected = "DSSEv1 43 application/vnd.waihost.playlist-receipt.v2 \(statement.utf8.count) \(statement)"
+        XCTAssertEqual(String(decoding: m, as: UTF8.self), expected)
+    }
+
+    /// The version 1 message (receipts sealed before TIME existed), spelled out, so an
+    /// independent verifier has a fixed target.
     func testSignedMessageBytes() throws {
         let m = PlaylistReceipt.signedMessage(name: "a.m3u8", revision: 2, publisherKey: key.publicKey,
                                               previous: Array(repeating: 0xab, count: 32), playlistSHA256: Array(repeating: 1, count: 32))
@@ -78,7 +91,7 @@ final class ReceiptTests: XCTestCase {
         let p = livePlaylist(first: 0, count: 2)
         let (bytes, receipt) = try ReceiptSigner(key: key).seal(playlist: p, name: "index.m3u8", revision: 1, previous: nil)
         let covered = Array(bytes.prefix(bytes.count - receipt.line.utf8.count - 1))
-        let msg = PlaylistReceipt.signedMessage(name: "index.m3u8", revision: 1, publisherKey: key.publicKey, previous: nil,
+        let msg = PlaylistReceipt.signedMessage(name: "index.m3u8", revision: 1, time: receipt.time, publisherKey: key.publicKey, previous: nil,
                                                 playlistSHA256: SHA256Hasher.digest(covered))
         let spki = Hex.decode("302a300506032b6570032100")! + key.publicKey.bytes
         let pem = "-----BEGIN PUBLIC KEY-----\n\(Data(spki).base64EncodedString())\n-----END PUBLIC KEY-----\n"
@@ -152,7 +165,10 @@ final class ReceiptTests: XCTestCase {
         refused(text.replacingOccurrences(of: "REVISION=1,", with: "REVISION=01,"))
         refused(text.replacingOccurrences(of: "REVISION=1,", with: "REVISION=1,PREVIOUS=0x\(String(repeating: "00", count: 32)),"))
         refused(String(text.dropLast()) + "\r\n")
-        assertRefused(Array(text.replacingOccurrences(of: "VERSION=1", with: "VERSION=2").utf8)) { $0 == .unsupportedVersion("2") }
+        assertRefused(Array(text.replacingOccurrences(of: "VERSION=2", with: "VERSION=3").utf8)) { $0 == .unsupportedVersion("3") }
+        assertRefused(Array(text.replacingOccurrences(of: "VERSION=2", with: "VERSION=02").utf8)) { $0 == .unsupportedVersion("02") }
+        // A version 2 line without its TIME, or the TIME moved: not the canonical spelling.
+        refused(text.replacingOccurrences(of: "VERSION=2", with: "VERSION=1"))
         // Two receipts: the earlier one is not allowed to hide anywhere.
         let receiptLine = text.split(separator: "\n").last!
         let doubled = text.replacingOccurrences(of: "#EXT-X-TARGETDURATION", with: "\(receiptLine)\n#EXT-X-TARGETDURATION")

@@ -237,19 +237,24 @@ final class RelayServerTests: XCTestCase {
         let observer = RecordingObserver()
         let session = try RelaySession(origin: origin.url("index.m3u8"), observer: observer)
         defer { session.close() }
-        XCTAssertTrue(session.playerURL.hasPrefix("http://127.0.0.1:\(session.port)/r/0/index.m3u8"))
+        // http://127.0.0.1:PORT/<32 hex>/r/0/index.m3u8: the session's unguessable prefix.
+        let path = session.playerURL.dropFirst("http://127.0.0.1:\(session.port)/".count)
+        XCTAssertTrue(session.playerURL.hasPrefix("http://127.0.0.1:\(session.port)/"), session.playerURL)
+        XCTAssertEqual(path.split(separator: "/").first?.count, 32, session.playerURL)
+        XCTAssertTrue(path.hasSuffix("/r/0/index.m3u8"), session.playerURL)
 
         let f = try Curl.request(session.playerURL)
         XCTAssertEqual(f.status, 200)
         XCTAssertEqual(f.header("content-type"), "application/vnd.apple.mpegurl")
         XCTAssertEqual(f.header("cache-control"), "no-cache")
-        XCTAssertEqual(f.header("access-control-allow-origin"), "*")
+        XCTAssertNil(f.header("access-control-allow-origin"))   // no web origin is allowed by default
         let text = String(decoding: f.body, as: UTF8.self)
         let original = String(decoding: readBytes(dir + "/index.m3u8"), as: UTF8.self)
         let uriLines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         XCTAssertEqual(uriLines.count, 3)
+        let base = String(session.playerURL.dropLast("0/index.m3u8".count))
         for (i, line) in uriLines.enumerated() {
-            XCTAssertTrue(line.hasPrefix("http://127.0.0.1:\(session.port)/r/"), String(line))
+            XCTAssertTrue(line.hasPrefix(base), String(line))
             XCTAssertTrue(line.hasSuffix("/seg\(i).ts"), String(line))
         }
         // Everything but the URI lines is byte for byte the origin's.
@@ -296,12 +301,14 @@ final class RelayServerTests: XCTestCase {
 
         let options = try Curl.request(seg, method: "OPTIONS")
         XCTAssertEqual(options.status, 204)
-        XCTAssertEqual(options.header("access-control-allow-origin"), "*")
-        XCTAssertEqual(options.header("access-control-allow-headers"), "Range")
+        XCTAssertNil(options.header("access-control-allow-origin"))
 
         XCTAssertEqual(try Curl.request(seg, method: "POST").status, 405)
         XCTAssertEqual(try Curl.request("http://127.0.0.1:\(session.port)/r/99/seg1.ts").status, 404)
         XCTAssertEqual(try Curl.request("http://127.0.0.1:\(session.port)/r/1/other.ts").status, 404)
+        let base = String(session.playerURL.dropLast("0/index.m3u8".count))
+        XCTAssertEqual(try Curl.request(base + "99/seg1.ts").status, 404)
+        XCTAssertEqual(try Curl.request(base + "1/other.ts").status, 404)
         // HEAD, four GETs and ranges: fetched from the origin once.
         XCTAssertEqual(origin.requestCount("seg1.ts"), 1)
     }
@@ -447,6 +454,44 @@ final class RelayServerTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0)
         let tail = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(tail.contains("{\"ended\":\"idle_timeout\"}"), tail)
+    }
+
+    /// `waihost relay` with an origin URL carrying user:password: nothing it prints, on stdout
+    /// or in the withheld lines on stderr, holds the password.
+    func testCommandLineRedactsOriginUserinfo() throws {
+        let dir = try Media.make(.ts, into: "server-cli-userinfo")
+        try FileManager.default.removeItem(atPath: dir + "/seg1.ts")
+        let origin = try FolderOrigin(root: dir)
+        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        guard FileManager.default.isExecutableFile(atPath: exe) else { throw TestFailure("no waihost at \(exe)") }
+        for json in [true, false] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: exe)
+            p.arguments = ["relay", "http://viewer:pa55w0rd@127.0.0.1:\(origin.port)/index.m3u8", "--idle-after", "0.5"] + (json ? ["--json"] : [])
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            try p.run()
+            var line = [UInt8]()
+            while !line.contains(0x0A) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line += chunk
+            }
+            let printed = String(decoding: line, as: UTF8.self)
+            let url = json ? ((try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["url"] as? String ?? "")
+                           : printed.trimmingCharacters(in: .whitespacesAndNewlines)
+            let segs = String(decoding: try Curl.request(url).body, as: UTF8.self)
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+            XCTAssertEqual(segs.count, 3)
+            XCTAssertEqual(try Curl.request(segs[1]).status, 502)
+            p.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertTrue(stderr.contains("origin_status"), stderr)
+            XCTAssertTrue(stderr.contains("***@127.0.0.1"), stderr)
+            XCTAssertFalse((printed + stderr).contains("pa55w0rd"), printed + stderr)
+        }
     }
 
     func testRequireSignedNeedsAKey() {

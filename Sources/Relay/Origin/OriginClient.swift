@@ -15,6 +15,9 @@ public enum OriginError: Error, Equatable, CustomStringConvertible {
     case tooLarge(url: String, limit: Int)
     /// The session ended while the transfer ran.
     case cancelled(url: String)
+    /// The connection went to a loopback or private address that is not the origin's own
+    /// (AddressPolicy): a playlist URI or redirect pointed into the local network.
+    case forbiddenAddress(url: String, address: String)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum OriginError: Error, Equatable, CustomStringConvertible {
         case .status(let url, let status): return "origin \(url): HTTP \(status)"
         case .tooLarge(let url, let limit): return "origin \(url): larger than the \(limit)-byte object bound"
         case .cancelled(let url): return "origin \(url): cancelled, session ended"
+        case .forbiddenAddress(let url, let a): return "origin \(url): refused to connect to \(a), a loopback or private address that is not the origin's"
         }
     }
 
@@ -32,6 +36,7 @@ public enum OriginError: Error, Equatable, CustomStringConvertible {
         case .status: return "origin_status"
         case .tooLarge: return "too_large"
         case .cancelled: return "session_ended"
+        case .forbiddenAddress: return "address_forbidden"
         }
     }
 }
@@ -60,24 +65,30 @@ public struct OriginLimits: Sendable {
 /// across requests (a player fetches segment after segment from one host).
 public final class OriginClient: @unchecked Sendable {
     public let limits: OriginLimits
+    /// nil: any address (a client that fetches only what its caller names).
+    public let addressPolicy: AddressPolicy?
     private let lock = Mutex()
     private var idle: [UnsafeMutableRawPointer] = []
 
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    public init(limits: OriginLimits = OriginLimits()) {
+    public init(limits: OriginLimits = OriginLimits(), addressPolicy: AddressPolicy? = nil) {
         _ = Self.globalInit
         self.limits = limits
+        self.addressPolicy = addressPolicy
     }
 
     deinit { for h in idle { curl_easy_cleanup(h) } }
 
-    /// GET `url` whole. `cancelled` is polled during the transfer.
-    public func fetch(_ url: String, cancelled: @escaping @Sendable () -> Bool = { false }) throws -> OriginResponse {
+    /// GET `url` whole. `cancelled` is polled during the transfer. `limit` lowers the size
+    /// bound for this fetch (a playlist's). Errors name the URL with its userinfo redacted.
+    public func fetch(_ url: String, limit: Int? = nil, cancelled: @escaping @Sendable () -> Bool = { false }) throws -> OriginResponse {
+        let shown = redactingUserinfo(url)
         guard let handle = take() else {
-            throw OriginError.transport(url: url, code: -1, message: "curl_easy_init failed")
+            throw OriginError.transport(url: shown, code: -1, message: "curl_easy_init failed")
         }
-        let sink = TransferSink(limit: limits.maxObjectBytes, cancelled: cancelled)
+        let bound = min(limit ?? limits.maxObjectBytes, limits.maxObjectBytes)
+        let sink = TransferSink(limit: bound, cancelled: cancelled, policy: addressPolicy)
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { eb in
             curl_easy_reset(handle)
@@ -96,15 +107,20 @@ public final class OriginClient: @unchecked Sendable {
             _ = waih_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, ctx)
             _ = waih_curl_setopt_xferinfo_function(handle, progressCallback)
             _ = waih_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, ctx)
+            if addressPolicy != nil {
+                _ = waih_curl_setopt_prereq_function(handle, prereqCallback)
+                _ = waih_curl_setopt_pointer(handle, CURLOPT_PREREQDATA, ctx)
+            }
             return withExtendedLifetime(sink) { curl_easy_perform(handle) }
         }
         defer { give(handle) }
-        if sink.overflowed { throw OriginError.tooLarge(url: url, limit: limits.maxObjectBytes) }
-        if sink.wasCancelled { throw OriginError.cancelled(url: url) }
+        if let refused = sink.refusedAddress { throw OriginError.forbiddenAddress(url: shown, address: refused) }
+        if sink.overflowed { throw OriginError.tooLarge(url: shown, limit: bound) }
+        if sink.wasCancelled { throw OriginError.cancelled(url: shown) }
         guard code == CURLE_OK else {
             var message = String(cString: errorBuffer)
             if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
-            throw OriginError.transport(url: url, code: Int(code.rawValue), message: message)
+            throw OriginError.transport(url: shown, code: Int(code.rawValue), message: redactingUserinfo(message))
         }
         var status = 0
         _ = waih_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -114,9 +130,9 @@ public final class OriginClient: @unchecked Sendable {
         _ = waih_curl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &type)
         let effectiveURL = effective.map { String(cString: $0) } ?? url
         guard (200..<300).contains(status) else {
-            throw OriginError.status(url: effectiveURL, status: status)
+            throw OriginError.status(url: redactingUserinfo(effectiveURL), status: status)
         }
-        return OriginResponse(body: sink.bytes, sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
+        return OriginResponse(body: sink.take(), sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
                               contentType: type.map { String(cString: $0) })
     }
 
@@ -135,36 +151,46 @@ public final class OriginClient: @unchecked Sendable {
     }
 }
 
-/// The body as it arrives, in one malloc'd block grown by doubling (or sized once from the
-/// declared length): plain memcpy per chunk, whatever the build's optimisation level.
+/// The body as it arrives, in one array grown by doubling (or sized once from the declared
+/// length) and handed over without a copy, so an object in flight costs its size once: plain
+/// memcpy per chunk, whatever the build's optimisation level.
 private final class TransferSink {
-    private var storage: UnsafeMutableRawPointer?
-    private var capacity = 0
+    /// `buffer.count` is the capacity in use; the first `count` bytes are the body.
+    private var buffer: [UInt8] = []
     private(set) var count = 0
     private let hasher = SHA256Hasher()
     let limit: Int
     let cancelled: @Sendable () -> Bool
+    let policy: AddressPolicy?
     var overflowed = false
     var wasCancelled = false
-    init(limit: Int, cancelled: @escaping @Sendable () -> Bool) {
+    /// "ip port" of a connection the policy refused.
+    var refusedAddress: String?
+    init(limit: Int, cancelled: @escaping @Sendable () -> Bool, policy: AddressPolicy?) {
         self.limit = limit
         self.cancelled = cancelled
+        self.policy = policy
     }
 
-    deinit { free(storage) }
-
     func reserve(_ n: Int) -> Bool {
-        guard n > capacity else { return true }
-        guard let p = realloc(storage, n) else { return false }
-        storage = p
-        capacity = n
+        guard n > buffer.count else { return true }
+        guard n <= limit else { return false }
+        // memcpy and memset, not element by element (debug builds do not optimise that).
+        let old = buffer, used = count
+        buffer = [UInt8](unsafeUninitializedCapacity: n) { b, initialized in
+            guard let base = b.baseAddress else { initialized = 0; return }
+            old.withUnsafeBytes { o in if used > 0, let ob = o.baseAddress { memcpy(base, ob, used) } }
+            memset(base + used, 0, n - used)
+            initialized = n
+        }
         return true
     }
 
     func append(_ data: UnsafeRawPointer, _ n: Int) -> Bool {
-        if count + n > capacity, !reserve(max(count + n, min(limit, max(capacity * 2, 64 << 10)))) { return false }
-        guard let s = storage else { return false }
-        memcpy(s + count, data, n)
+        if count + n > buffer.count, !reserve(max(count + n, min(limit, max(buffer.count * 2, 64 << 10)))) { return false }
+        buffer.withUnsafeMutableBytes { b in
+            if let base = b.baseAddress { memcpy(base + count, data, n) }
+        }
         hasher.update(UnsafeRawBufferPointer(start: data, count: n))
         count += n
         return true
@@ -172,11 +198,13 @@ private final class TransferSink {
 
     func digest() -> [UInt8] { hasher.finalize() }
 
-    var bytes: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buf, initialized in
-            if count > 0, let s = storage, let b = buf.baseAddress { memcpy(b, s, count) }
-            initialized = count
-        }
+    /// The body; the sink is empty afterwards.
+    func take() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &buffer)
+        out.removeLast(out.count - count)
+        count = 0
+        return out
     }
 }
 
@@ -199,4 +227,15 @@ private let progressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off
     if total > 0, !sink.reserve(Int(total)) { return 1 }
     if sink.cancelled() { sink.wasCancelled = true; return 1 }
     return 0
+}
+
+/// Called on every connection made or reused, redirects included, before its request is sent.
+private let prereqCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = { ctx, primaryIP, _, primaryPort, _ in
+    guard let ctx = ctx else { return Int32(CURL_PREREQFUNC_ABORT) }
+    let sink = Unmanaged<TransferSink>.fromOpaque(ctx).takeUnretainedValue()
+    guard let policy = sink.policy else { return Int32(CURL_PREREQFUNC_OK) }
+    let ip = primaryIP.map { String(cString: $0) } ?? ""
+    if policy.allows(ip: ip, port: Int(primaryPort)) { return Int32(CURL_PREREQFUNC_OK) }
+    sink.refusedAddress = "\(ip) port \(primaryPort)"
+    return Int32(CURL_PREREQFUNC_ABORT)
 }

@@ -10,8 +10,10 @@ public struct Playlist: Equatable, Sendable {
     /// Set for media playlists, nil for multivariant ones.
     public let media: MediaPlaylistInfo?
 
-    /// Parses playlist bytes. Throws PlaylistError naming the line and what is wrong.
-    public static func parse(_ bytes: [UInt8]) throws(PlaylistError) -> Playlist {
+    /// Parses playlist bytes. Throws PlaylistError naming the line and what is wrong; a
+    /// playlist over `limits` is refused before anything is allocated for its lines.
+    public static func parse(_ bytes: [UInt8], limits: PlaylistLimits = PlaylistLimits()) throws(PlaylistError) -> Playlist {
+        try limits.check(bytes)
         let lines = try PlaylistLexer.lines(bytes)
         return try PlaylistParser(lines: lines).parse()
     }
@@ -39,6 +41,36 @@ public struct Playlist: Equatable, Sendable {
         self.kind = kind
         self.references = references
         self.media = media
+    }
+}
+
+/// How large a playlist may be. The parser keeps every line and every reference, so both its
+/// time and its memory grow with these (about 1 KiB per line while the relay processes one,
+/// docs/relay.md "Memory"); a live playlist of a million segments (tens of MB) is refused
+/// instead of parsed on every reload.
+public struct PlaylistLimits: Sendable, Equatable {
+    /// 4 MiB: far above any line bound's worth of ordinary lines, so long URIs still fit.
+    public var maxBytes = 4 << 20
+    /// Lines (LF count, plus a last line without one). 50 000 lines: about 25 000 segments,
+    /// 14 hours of 2-second segments in one EVENT playlist.
+    public var maxLines = 50_000
+
+    public init() {}
+
+    public init(maxBytes: Int, maxLines: Int) {
+        self.maxBytes = maxBytes
+        self.maxLines = maxLines
+    }
+
+    func check(_ bytes: [UInt8]) throws(PlaylistError) {
+        guard bytes.count <= maxBytes else {
+            throw PlaylistError(line: 0, "\(bytes.count) bytes, over the \(maxBytes)-byte playlist bound")
+        }
+        var lines = bytes.last == 0x0A || bytes.isEmpty ? 0 : 1
+        for b in bytes where b == 0x0A { lines += 1 }
+        guard lines <= maxLines else {
+            throw PlaylistError(line: 0, "\(lines) lines, over the \(maxLines)-line playlist bound")
+        }
     }
 }
 

@@ -22,6 +22,16 @@ struct PlaylistParser {
         "EXT-X-START", "EXT-X-PART-INF", "EXT-X-SERVER-CONTROL", "EXT-X-SKIP",
     ]
 
+    /// Tags whose value is an attribute list (RFC 8216 §4.4, draft-pantos-hls-rfc8216bis).
+    /// Every one is parsed strictly (AttributeList) even where the relay uses none of its
+    /// values: a player reads them, so none may be ambiguous.
+    static let attributeListTags: Set<String> = [
+        "EXT-X-KEY", "EXT-X-MAP", "EXT-X-DATERANGE", "EXT-X-START", "EXT-X-STREAM-INF",
+        "EXT-X-I-FRAME-STREAM-INF", "EXT-X-MEDIA", "EXT-X-SESSION-DATA", "EXT-X-SESSION-KEY",
+        "EXT-X-CONTENT-STEERING", "EXT-X-DEFINE", "EXT-X-PART", "EXT-X-PART-INF",
+        "EXT-X-SERVER-CONTROL", "EXT-X-SKIP", "EXT-X-PRELOAD-HINT", "EXT-X-RENDITION-REPORT",
+    ]
+
     func parse() throws(PlaylistError) -> Playlist {
         guard let first = lines.first, first.text == "#EXTM3U" else {
             throw PlaylistError(line: 1, "first line must be #EXTM3U")
@@ -32,6 +42,7 @@ struct PlaylistParser {
         for l in lines.dropFirst() {
             guard let name = PlaylistLexer.tagName(l.text) else { continue }
             if name == "EXTM3U" { throw PlaylistError(line: l.number, "#EXTM3U repeated") }
+            if Self.attributeListTags.contains(name) { _ = try attributes(l, name) }
             if Self.onceTags.contains(name) {
                 guard seen.insert(name).inserted else { throw PlaylistError(line: l.number, "\(name) appears more than once") }
             }

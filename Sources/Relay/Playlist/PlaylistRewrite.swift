@@ -32,7 +32,8 @@ extension Playlist {
             out.append(contentsOf: l.text.utf8)
             out.append(contentsOf: l.terminator.utf8)
         }
-        return try Playlist.parse(out)
+        // Local URIs are longer than the origin's: the bounds were applied to the input.
+        return try Playlist.parse(out, limits: PlaylistLimits(maxBytes: .max, maxLines: .max))
     }
 
     static func checkReplacement(_ s: String, for r: URIReference) throws(PlaylistError) {

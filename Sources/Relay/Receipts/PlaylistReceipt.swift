@@ -1,25 +1,35 @@
 // The playlist receipt (docs/receipts.md): one tag, the playlist's last line, signing the
-// bytes before it together with the playlist's name, revision and predecessor.
+// bytes before it together with the playlist's name, revision, predecessor and (version 2)
+// the time it was sealed.
 
 public struct PlaylistReceipt: Equatable, Sendable {
     public static let tag = "#EXT-X-WAI-RECEIPT:"
-    public static let version: UInt64 = 1
-    /// DSSE payload type of the signed statement (docs/receipts.md §3).
-    public static let payloadType = "application/vnd.waihost.playlist-receipt.v1"
+    /// What the sealer writes. Version 1 (no TIME) is still verified (docs/receipts.md §2).
+    public static let version: UInt64 = 2
+    public static let supportedVersions: Set<UInt64> = [1, 2]
+    /// DSSE payload type of the signed statement, per version (docs/receipts.md §3).
+    public static func payloadType(version: UInt64) -> String { "application/vnd.waihost.playlist-receipt.v\(version)" }
     public static let maxNameLength = 1024
 
     public let name: String
     /// 1 for the first revision; each later revision of a live playlist adds 1.
     public let revision: UInt64
+    /// When the sealer signed it, in whole seconds since the Unix epoch (UTC); nil exactly for
+    /// a version 1 receipt, which carries no time.
+    public let time: UInt64?
     public let publisherKey: Ed25519PublicKey
     /// SHA-256 of the previous revision's receipt line; nil exactly when revision is 1.
     public let previous: [UInt8]?
     public let signature: [UInt8]
 
+    public var version: UInt64 { time == nil ? 1 : 2 }
+
     /// The receipt line, without its LF. Its only spelling: parsing re-creates it and refuses
     /// any line that differs, so no two lines carry the same receipt.
     public var line: String {
-        var s = "\(Self.tag)VERSION=\(Self.version),NAME=\"\(name)\",REVISION=\(revision),KEY=0x\(publisherKey.hex)"
+        var s = "\(Self.tag)VERSION=\(version),NAME=\"\(name)\",REVISION=\(revision)"
+        if let t = time { s += ",TIME=\(t)" }
+        s += ",KEY=0x\(publisherKey.hex)"
         if let p = previous { s += ",PREVIOUS=0x\(Hex.encode(p))" }
         s += ",SIGNATURE=0x\(Hex.encode(signature))"
         return s
@@ -29,18 +39,16 @@ public struct PlaylistReceipt: Equatable, Sendable {
     public var hash: [UInt8] { SHA256Hasher.digest(Array(line.utf8)) }
 
     /// The exact bytes signed: DSSE v1 PAE(payloadType, statement) (docs/receipts.md §3).
-    public static func signedMessage(name: String, revision: UInt64, publisherKey: Ed25519PublicKey,
+    /// `time` nil gives the version 1 statement, otherwise version 2's.
+    public static func signedMessage(name: String, revision: UInt64, time: UInt64? = nil, publisherKey: Ed25519PublicKey,
                                      previous: [UInt8]?, playlistSHA256: [UInt8]) -> [UInt8] {
-        let statement = Array("""
-            waihost playlist receipt v1
-            name: \(name)
-            revision: \(revision)
-            previous: \(previous.map(Hex.encode) ?? "none")
-            key: \(publisherKey.hex)
-            playlist-sha256: \(Hex.encode(playlistSHA256))
-
-            """.utf8)
-        let type = Array(payloadType.utf8)
+        let version: UInt64 = time == nil ? 1 : 2
+        var text = "waihost playlist receipt v\(version)\nname: \(name)\nrevision: \(revision)\n"
+        if let t = time { text += "time: \(t)\n" }
+        text += "previous: \(previous.map(Hex.encode) ?? "none")\nkey: \(publisherKey.hex)\n"
+        text += "playlist-sha256: \(Hex.encode(playlistSHA256))\n"
+        let statement = Array(text.utf8)
+        let type = Array(payloadType(version: version).utf8)
         var m = Array("DSSEv1 \(type.count) ".utf8)
         m += type
         m += Array(" \(statement.count) ".utf8)
@@ -65,10 +73,19 @@ public struct PlaylistReceipt: Equatable, Sendable {
         }
         func value(_ n: String) -> Attribute? { attrs.first { $0.name == n } }
         guard let v = value("VERSION") else { throw .malformedReceipt("no VERSION") }
-        guard v.value == String(version) else { throw .unsupportedVersion(v.value) }
+        guard let version = UInt64(v.value), supportedVersions.contains(version), v.value == String(version) else {
+            throw .unsupportedVersion(v.value)
+        }
         guard let nameA = value("NAME"), nameA.quoted, isValidName(nameA.value) else { throw .malformedReceipt("NAME must be a quoted name") }
         guard let revA = value("REVISION"), let rev = UInt64(revA.value), rev >= 1 else {
             throw .malformedReceipt("REVISION must be a decimal integer of at least 1")
+        }
+        var time: UInt64?
+        if version >= 2 {
+            guard let t = value("TIME"), !t.quoted, let seconds = UInt64(t.value) else {
+                throw .malformedReceipt("TIME must be a decimal integer (seconds since the Unix epoch)")
+            }
+            time = seconds
         }
         guard let keyA = value("KEY"), let key = hex0x(keyA, count: 32) else { throw .malformedReceipt("KEY must be 0x and 64 lowercase hex digits") }
         var prev: [UInt8]?
@@ -84,7 +101,7 @@ public struct PlaylistReceipt: Equatable, Sendable {
         }
         let publisherKey: Ed25519PublicKey
         do { publisherKey = try Ed25519PublicKey(bytes: key) } catch { throw .malformedReceipt(error.description) }
-        let r = PlaylistReceipt(name: nameA.value, revision: rev, publisherKey: publisherKey, previous: prev, signature: sig)
+        let r = PlaylistReceipt(name: nameA.value, revision: rev, time: time, publisherKey: publisherKey, previous: prev, signature: sig)
         guard r.line == line else { throw .malformedReceipt("not in canonical form (attribute order, spelling or extra attributes)") }
         return r
     }
@@ -94,9 +111,10 @@ public struct PlaylistReceipt: Equatable, Sendable {
         return b
     }
 
-    public init(name: String, revision: UInt64, publisherKey: Ed25519PublicKey, previous: [UInt8]?, signature: [UInt8]) {
+    public init(name: String, revision: UInt64, time: UInt64? = nil, publisherKey: Ed25519PublicKey, previous: [UInt8]?, signature: [UInt8]) {
         self.name = name
         self.revision = revision
+        self.time = time
         self.publisherKey = publisherKey
         self.previous = previous
         self.signature = signature

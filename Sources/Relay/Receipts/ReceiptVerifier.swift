@@ -23,19 +23,25 @@ public struct ReceiptVerifier: Sendable {
     /// playlist `name` (ReceiptName), and as the successor of `previous` when one was
     /// accepted before. Returns the state to pass as `previous` next time; a re-fetch of the
     /// same revision returns `previous` unchanged.
-    public func verify(playlistBytes: [UInt8], name: String, previous: RevisionState?) throws(ReceiptError) -> RevisionState {
+    /// `freshness`: the rule of docs/receipts.md §4.2 for the first revision of a live
+    /// playlist (nil: not checked, as for a recorded session checked later).
+    public func verify(playlistBytes: [UInt8], name: String, previous: RevisionState?,
+                       freshness: ReceiptFreshness? = nil) throws(ReceiptError) -> RevisionState {
         let (covered, line) = try ReceiptSplit.split(playlistBytes)
         let receipt = try PlaylistReceipt.parse(line: line)
         guard receipt.publisherKey == publisherKey else { throw .wrongKey(expected: publisherKey.hex, got: receipt.publisherKey.hex) }
         guard receipt.name == name else { throw .wrongName(expected: name, got: receipt.name) }
         let message = PlaylistReceipt.signedMessage(
-            name: receipt.name, revision: receipt.revision, publisherKey: receipt.publisherKey,
+            name: receipt.name, revision: receipt.revision, time: receipt.time, publisherKey: receipt.publisherKey,
             previous: receipt.previous, playlistSHA256: SHA256Hasher.digest(covered))
         guard publisherKey.verify(signature: receipt.signature, message: message) else { throw .badSignature }
         let playlist: Playlist
         do { playlist = try Playlist.parse(Array(covered)) } catch { throw .invalidPlaylist(error) }
         let state = RevisionState(name: name, receipt: receipt, playlist: playlist)
-        guard let prev = previous else { return state }
+        guard let prev = previous else {
+            try freshness?.check(receipt, playlist)
+            return state
+        }
         guard prev.name == name else { throw .wrongName(expected: prev.name, got: name) }
         if receipt.revision == prev.revision {
             if receipt.hash == prev.receiptHash { return prev }
@@ -63,7 +69,10 @@ public struct ReceiptSigner: Sendable {
     /// `playlist` with its receipt appended as the last line. `playlist` must parse and must
     /// not carry a receipt; an LF is added first when it does not end in one. `previous` is the
     /// previous revision's receipt (nil for revision 1).
-    public func seal(playlist: [UInt8], name: String, revision: UInt64, previous: PlaylistReceipt?) throws(ReceiptError) -> (bytes: [UInt8], receipt: PlaylistReceipt) {
+    /// `time`: seconds since the Unix epoch written as TIME; nil: now.
+    public func seal(playlist: [UInt8], name: String, revision: UInt64, previous: PlaylistReceipt?,
+                     time: UInt64? = nil) throws(ReceiptError) -> (bytes: [UInt8], receipt: PlaylistReceipt) {
+        let time = time ?? ReceiptFreshness.clockSeconds()
         guard PlaylistReceipt.isValidName(name) else { throw .malformedReceipt("name '\(name)' cannot be carried in a receipt") }
         guard revision >= 1, (revision == 1) == (previous == nil) else {
             throw .malformedReceipt("revision \(revision) \(revision == 1 ? "must not" : "must") have a previous receipt")
@@ -78,11 +87,11 @@ public struct ReceiptSigner: Sendable {
             throw .malformedReceipt("the playlist already carries a receipt")
         }
         let prevHash = previous?.hash
-        let message = PlaylistReceipt.signedMessage(name: name, revision: revision, publisherKey: key.publicKey,
+        let message = PlaylistReceipt.signedMessage(name: name, revision: revision, time: time, publisherKey: key.publicKey,
                                                     previous: prevHash, playlistSHA256: SHA256Hasher.digest(covered))
         let sig: [UInt8]
         do { sig = try key.sign(message) } catch { throw .signing(error.description) }
-        let receipt = PlaylistReceipt(name: name, revision: revision, publisherKey: key.publicKey, previous: prevHash, signature: sig)
+        let receipt = PlaylistReceipt(name: name, revision: revision, time: time, publisherKey: key.publicKey, previous: prevHash, signature: sig)
         return (covered + Array(receipt.line.utf8) + [0x0A], receipt)
     }
 }

@@ -79,7 +79,11 @@ public final class Sealer {
                 var mapping: [String: String] = [:]
                 for ref in playlist.references {
                     switch ref.kind {
-                    case .segment, .map:
+                    case .segment, .map, .key:
+                        // A key is content-addressed like a segment (docs/sealing.md §2): the
+                        // signed playlist then names its SHA-256, so the relay can check it and
+                        // a swapped key is withheld. Its hash says nothing usable about a
+                        // 128-bit key.
                         if ref.byteRange != nil && !endList { throw .liveByteRange(playlist: name, line: ref.line) }
                         if mapping[ref.uri] != nil { continue }
                         let rel = try localPath(ref, playlistName: name)
@@ -97,9 +101,10 @@ public final class Sealer {
                         }
                         let uriDir = (ref.uri as NSString).deletingLastPathComponent
                         mapping[ref.uri] = uriDir.isEmpty ? newLast : uriDir + "/" + newLast
-                    case .key, .sessionData, .sessionKey, .contentSteering:
-                        // Not content-addressed: a key is a secret the relay must not publish
-                        // by hash. A local one is carried over unchanged.
+                    case .sessionData, .sessionKey, .contentSteering:
+                        // Not media a player decodes (a session key is only a hint to fetch
+                        // early; the media playlist's EXT-X-KEY is the one used): a local file
+                        // is carried over unchanged.
                         if !inPlace, let rel = try? localPath(ref, playlistName: name), SealFiles.exists(source + "/" + rel) {
                             objects.append((source + "/" + rel, output + "/" + rel))
                         }

@@ -30,25 +30,32 @@ public final class HTTPServer: @unchecked Sendable {
     /// `maxRequestBody` 0 discards request bodies (the relay takes none); above 0, bodies up
     /// to that many bytes reach the handler and a larger one is answered 413 by the server.
     /// `bindAddress` is an IPv4 address; the default keeps the relay on loopback.
+    /// `slowClients`: per-request header and body deadlines (ConnectionWatch); nil leaves only
+    /// libmicrohttpd's idle timeout.
     public init(port requested: UInt16 = 0, bindAddress: String = "127.0.0.1",
                 connectionTimeoutSeconds: UInt32 = 60, connectionLimit: UInt32 = 64,
-                maxRequestBody: Int = 0, handler: @escaping Handler) throws {
+                maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil,
+                handler: @escaping Handler) throws {
         let (fd, bound) = try Self.listener(address: bindAddress, port: requested)
-        box = HandlerBox(handler, maxBody: maxRequestBody)
+        let watch = slowClients.map { ConnectionWatch($0, limit: Int(connectionLimit)) }
+        box = HandlerBox(handler, maxBody: maxRequestBody, watch: watch)
         port = bound
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_POLL.rawValue
-        let opts: [CVarArg] = [
+        let cls = Unmanaged.passUnretained(box).toOpaque()
+        var opts: [CVarArg] = [
             MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, connectionTimeoutSeconds,
             // Each connection is a thread and may hold an object in flight: a bound on both.
             MHD_OPTION.CONNECTION_LIMIT.rawValue, connectionLimit,
             // Frees a connection's body buffer however the request ended (even a dropped upload).
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self),
-            Int(0),  // its closure argument: none
-            MHD_OPTION.END.rawValue,
+            Int(bitPattern: cls),
         ]
-        let cls = Unmanaged.passUnretained(box).toOpaque()
+        if watch != nil {
+            opts += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), Int(bitPattern: cls)]
+        }
+        opts.append(MHD_OPTION.END.rawValue)
         let d = withVaList(opts) { va in
             MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, cls, va)
         }
@@ -57,7 +64,11 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError.daemonStart(port: bound)
         }
         daemon = d
+        watch?.start()
     }
+
+    /// Connections cut for missing a header or body deadline so far (0 without `slowClients`).
+    public var slowClientsCut: Int { box.watch?.cut ?? 0 }
 
     /// Closes the listener and every connection; waits for handlers to return.
     public func stop() {
@@ -67,6 +78,7 @@ public final class HTTPServer: @unchecked Sendable {
             return d
         }
         if let d = d { MHD_stop_daemon(d) }
+        box.watch?.stop()
     }
 
     deinit { stop() }
@@ -128,9 +140,24 @@ private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
 final class HandlerBox: @unchecked Sendable {
     let handler: HTTPServer.Handler
     let maxBody: Int
-    init(_ handler: @escaping HTTPServer.Handler, maxBody: Int) {
+    let watch: ConnectionWatch?
+    init(_ handler: @escaping HTTPServer.Handler, maxBody: Int, watch: ConnectionWatch?) {
         self.handler = handler
         self.maxBody = maxBody
+        self.watch = watch
+    }
+}
+
+private func connectionKey(_ c: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(c))) }
+
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, toe in
+    guard let cls = cls, let connection = connection else { return }
+    let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
+    guard let watch = box.watch else { return }
+    if toe.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+        watch.opened(connectionKey(connection), fd: waih_mhd_connection_fd(connection))
+    } else {
+        watch.closed(connectionKey(connection))
     }
 }
 
@@ -140,7 +167,11 @@ final class UploadState {
     var tooLarge = false
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
+    if let cls = cls, let connection = connection {
+        // The next request on this keep-alive connection has its own header deadline.
+        Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue().watch?.enter(connectionKey(connection), .headers)
+    }
     guard let conCls = conCls, let p = conCls.pointee else { return }
     conCls.pointee = nil
     Unmanaged<UploadState>.fromOpaque(p).release()
@@ -179,6 +210,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
     if conCls.pointee == nil {
         conCls.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
+        box.watch?.enter(connectionKey(connection), .body)
         return .YES
     }
     guard let statePointer = conCls.pointee else { return .NO }
@@ -206,6 +238,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     withUnsafeMutablePointer(to: &query) { p in
         _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCollector, UnsafeMutableRawPointer(p))
     }
+    box.watch?.enter(connectionKey(connection), .answering)
     let response: HTTPResponse
     if upload.tooLarge {
         response = HTTPResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],

@@ -25,17 +25,22 @@ struct ObjectCache {
         return e.object
     }
 
-    /// An object larger than the whole budget is served once and not kept.
-    mutating func put(_ id: Int, _ object: CachedObject) {
-        guard object.bytes.count <= budget else { return }
+    /// An object larger than the whole budget is served once and not kept. Returns the ids
+    /// evicted to make room.
+    @discardableResult
+    mutating func put(_ id: Int, _ object: CachedObject) -> [Int] {
+        guard object.bytes.count <= budget else { return [] }
         if let old = entries.removeValue(forKey: id) { bytes -= old.object.bytes.count }
+        var evicted: [Int] = []
         while bytes + object.bytes.count > budget, let victim = entries.min(by: { $0.value.tick < $1.value.tick }) {
             entries.removeValue(forKey: victim.key)
             bytes -= victim.value.object.bytes.count
+            evicted.append(victim.key)
         }
         tick += 1
         entries[id] = (object, tick)
         bytes += object.bytes.count
+        return evicted
     }
 
     func contains(_ id: Int) -> Bool { entries[id] != nil }

@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 public enum RelaySessionError: Error, CustomStringConvertible {
     case missingPublisherKey
@@ -35,24 +36,32 @@ public final class RelaySession: @unchecked Sendable {
     private var lastRequest = monotonicSeconds()
     let gate: PlaylistGate
     private let endSignal = Signal()
+    /// The session's path prefix (docs/relay.md, "Local URLs").
+    private let prefix: String
+    private let fetchSlots: DispatchSemaphore
 
     /// Starts serving at once; `playerURL` is what to give the player.
     public init(origin originURL: String, options: RelayOptions = RelayOptions(),
                 observer: RelayObserver? = nil) throws {
         let lower = originURL.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-            throw RelaySessionError.badOriginURL(originURL)
+            throw RelaySessionError.badOriginURL(redactingUserinfo(originURL))
         }
         if options.requireSigned, options.publisherKey == nil { throw RelaySessionError.missingPublisherKey }
         self.options = options
         self.originURL = removingCMCD(originURL)
         self.observer = observer
-        origin = OriginClient(limits: options.origin)
+        origin = OriginClient(limits: options.origin, addressPolicy: AddressPolicy.forOrigin(self.originURL))
         cache = ObjectCache(budget: options.cacheBytes)
         gate = try PlaylistGate(options: options, root: self.originURL)
-        _ = table.register(url: self.originURL, kind: .playlist)
+        prefix = Self.randomPrefix()
+        fetchSlots = DispatchSemaphore(value: max(1, options.maxConcurrentFetches))
+        let root = table.register(url: self.originURL, kind: .playlist)
+        table.pin(root.id)
         let box = WeakSession()
-        server = try HTTPServer(port: options.port) { request in
+        let c = options.connections
+        server = try HTTPServer(port: options.port, connectionTimeoutSeconds: c.idleSeconds,
+                                connectionLimit: c.maxConnections, slowClients: c.deadlines) { request in
             guard let s = box.session else { return HTTPResponse(status: 410) }
             return s.handle(request)
         }
@@ -61,12 +70,25 @@ public final class RelaySession: @unchecked Sendable {
         if let idle = options.idleAfterSeconds { startIdleWatch(after: idle) }
     }
 
+    /// 128 random bits: a page in a browser that finds the port still cannot name a URL.
+    private static func randomPrefix() -> String {
+        var g = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &g)) }.joined()
+    }
+
     deinit { server?.stop() }
 
     /// The entry playlist on loopback.
     public var playerURL: String { baseURL + "/r/0/" + LocalURLTable.name(of: originURL) }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Where every local URL of this session starts: loopback, the port, the session's prefix.
+    var baseURL: String { "http://127.0.0.1:\(port)/\(prefix)" }
+
+    /// Connections cut for missing a header or body deadline.
+    public var slowClientsCut: Int { server?.slowClientsCut ?? 0 }
+
+    /// Origin URLs the session still maps local paths to (it shrinks as live windows slide).
+    var tableCount: Int { state.locked { table.count } }
 
     /// Ends the session: every later request is answered 410 and nothing more is fetched.
     /// The first reason given is kept.
@@ -96,19 +118,38 @@ public final class RelaySession: @unchecked Sendable {
     // MARK: requests
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
-        if request.method == "OPTIONS" {
-            return HTTPResponse(status: 204, headers: Self.cors + [("Access-Control-Max-Age", "600")])
+        // DNS rebinding: a page whose name now resolves to 127.0.0.1 sends its own name.
+        guard let host = request.header("host")?.lowercased(), host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
+            return Self.plain(421, "Host \(request.header("host") ?? "(none)") is not this relay (127.0.0.1:\(port))")
         }
+        let webOrigin = request.header("origin")
+        if let o = webOrigin, !options.allowedWebOrigins.contains(o) {
+            return Self.plain(403, "web origin \(o) is not allowed to use this relay")
+        }
+        var response = route(request)
+        if let o = webOrigin {
+            response.headers += Self.cors(o)
+        }
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
         let running = state.locked { () -> Bool in
             lastRequest = monotonicSeconds()
             return endReason == nil
         }
         guard running else { return Self.plain(410, "session ended") }
+        let mine = "/" + prefix + "/"
+        guard request.path.hasPrefix(mine) else { return Self.plain(404, "not a path this relay handed out") }
+        let local = request.path.dropFirst(mine.count - 1)
+        guard let target = state.locked({ table.lookup(path: local) }) else {
+            return Self.plain(404, "not a path this relay handed out")
+        }
+        if request.method == "OPTIONS" {
+            return HTTPResponse(status: 204, headers: [("Access-Control-Max-Age", "600")])
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             return Self.plain(405, "method not allowed", [("Allow", "GET, HEAD, OPTIONS")])
-        }
-        guard let target = state.locked({ table.lookup(path: request.path) }) else {
-            return Self.plain(404, "not a path this relay handed out")
         }
         switch target.kind {
         case .playlist: return servePlaylist(target)
@@ -121,10 +162,21 @@ public final class RelaySession: @unchecked Sendable {
         if let body = state.locked({ finalPlaylists[target.id] }) {
             return Self.playlistResponse(body)
         }
+        // One fetch slot covers the fetch and the processing: a playlist costs memory while it
+        // is parsed and rewritten too (docs/relay.md, "Memory").
+        fetchSlots.wait()
+        defer { fetchSlots.signal() }
+        return fetchAndRelease(target)
+    }
+
+    private func fetchAndRelease(_ target: OriginTarget) -> HTTPResponse {
         let fetched: OriginResponse
         do {
-            fetched = try origin.fetch(target.url, cancelled: cancelCheck)
+            fetched = try origin.fetch(target.url, limit: options.playlistLimits.maxBytes, cancelled: cancelCheck)
         } catch let e as OriginError {
+            if case .tooLarge = e {
+                return withhold(target, effectiveURL: nil, bytes: nil, reason: "playlist_too_large", detail: e.description)
+            }
             return withhold(target, effectiveURL: nil, bytes: nil, reason: e.code, detail: e.description)
         } catch {
             return withhold(target, effectiveURL: nil, bytes: nil, reason: "origin_error", detail: "\(error)")
@@ -132,8 +184,11 @@ public final class RelaySession: @unchecked Sendable {
         if ended != nil { return Self.plain(410, "session ended") }
         let result: PlaylistGate.Released
         do {
-            result = try state.locked {
-                try gate.release(target: target, fetched: fetched, table: &table, base: baseURL)
+            // Parsing, verifying and rewriting run outside the session's lock; only the
+            // registration of the URIs takes it.
+            let base = baseURL
+            result = try gate.release(target: target, fetched: fetched) { listed in
+                state.locked { register(listed, for: target, base: base) }
             }
         } catch let e as PlaylistGate.Refusal {
             return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: e.code, detail: e.detail)
@@ -145,6 +200,29 @@ public final class RelaySession: @unchecked Sendable {
                            outcome: result.verified ? .verified : .relayed)
         if let event = event { observer?.playlistReleased(event, body: fetched.body) }
         return Self.playlistResponse(result.body)
+    }
+
+    /// With the lock held: the local paths for one playlist revision's URIs, and what slid
+    /// out of the window is forgotten unless its checked copy is still cached.
+    private func register(_ listed: [PlaylistGate.Listed], for playlist: OriginTarget, base: String) -> [String] {
+        var ids: [Int] = []
+        ids.reserveCapacity(listed.count)
+        let paths = listed.map { l -> String in
+            let t = table.register(url: l.url, kind: l.kind)
+            ids.append(t.id)
+            return base + t.localPath
+        }
+        for id in table.released(playlist: playlist.id, listing: ids) where !cache.contains(id) && inFlight[id] == nil {
+            forget(id)
+        }
+        return paths
+    }
+
+    /// With the lock held.
+    private func forget(_ id: Int) {
+        guard table.remove(id) else { return }
+        withheldObjects[id] = nil
+        finalPlaylists[id] = nil
     }
 
     private func serveObject(_ target: OriginTarget, range: String?) -> HTTPResponse {
@@ -185,7 +263,8 @@ public final class RelaySession: @unchecked Sendable {
             state.locked {
                 inFlight[target.id] = nil
                 switch outcome {
-                case .released(let object): cache.put(target.id, object)
+                case .released(let object):
+                    for evicted in cache.put(target.id, object) where !table.isListed(evicted) { forget(evicted) }
                 // A verdict on the bytes stands for the session; an origin that failed
                 // (a live segment not there yet, a timeout) is asked again next time.
                 case .withheld(let r, let d) where !r.hasPrefix("origin_"): withheldObjects[target.id] = (r, d)
@@ -201,7 +280,7 @@ public final class RelaySession: @unchecked Sendable {
     private func fetchAndCheck(_ target: OriginTarget) -> Obtained {
         let fetched: OriginResponse
         do {
-            fetched = try origin.fetch(target.url, cancelled: cancelCheck)
+            fetched = try fetchSlotted { try origin.fetch(target.url, cancelled: cancelCheck) }
         } catch let e as OriginError {
             if case .cancelled = e { return .ended }
             record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: e.code, detail: e.description))
@@ -223,6 +302,14 @@ public final class RelaySession: @unchecked Sendable {
                    outcome: verdict == .verified ? .verified : .relayed)
             return .released(CachedObject(bytes: fetched.body, sha256: digest, contentType: type))
         }
+    }
+
+    /// Runs one origin fetch in one of the `maxConcurrentFetches` slots (a slot frees within
+    /// the transfer timeout, so waiting is bounded too).
+    private func fetchSlotted(_ body: () throws -> OriginResponse) throws -> OriginResponse {
+        fetchSlots.wait()
+        defer { fetchSlots.signal() }
+        return try body()
     }
 
     private var cancelCheck: @Sendable () -> Bool {
@@ -248,8 +335,8 @@ public final class RelaySession: @unchecked Sendable {
     private func record(_ target: OriginTarget, effectiveURL: String?, sha256: String?, size: Int,
                         outcome: ObjectEvent.Outcome) -> ObjectEvent? {
         guard let observer = observer else { return nil }
-        let event = ObjectEvent(localPath: target.localPath, originURL: target.url,
-                                effectiveURL: effectiveURL, kind: target.kind, sha256: sha256,
+        let event = ObjectEvent(localPath: target.localPath, originURL: redactingUserinfo(target.url),
+                                effectiveURL: effectiveURL.map(redactingUserinfo), kind: target.kind, sha256: sha256,
                                 size: size, outcome: outcome, time: wallClockSeconds())
         observer.received(event)
         return event
@@ -273,15 +360,19 @@ public final class RelaySession: @unchecked Sendable {
 
     // MARK: responses
 
-    static let cors: [(String, String)] = [
-        ("Access-Control-Allow-Origin", "*"),
-        ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
-        ("Access-Control-Allow-Headers", "Range"),
-        ("Access-Control-Expose-Headers", "Content-Length, Content-Range, Accept-Ranges, X-Relay-Withheld, X-Relay-Reason"),
-    ]
+    /// CORS headers for a web origin the embedder allowed (handle() refuses the others).
+    static func cors(_ origin: String) -> [(String, String)] {
+        [
+            ("Access-Control-Allow-Origin", origin),
+            ("Vary", "Origin"),
+            ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+            ("Access-Control-Allow-Headers", "Range"),
+            ("Access-Control-Expose-Headers", "Content-Length, Content-Range, Accept-Ranges, X-Relay-Withheld, X-Relay-Reason"),
+        ]
+    }
 
     static func plain(_ status: Int, _ text: String, _ extra: [(String, String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: cors + extra + [("Content-Type", "text/plain; charset=utf-8"),
+        HTTPResponse(status: status, headers: extra + [("Content-Type", "text/plain; charset=utf-8"),
                                                               ("Cache-Control", "no-store")],
                      body: ArraySlice(Array((text + "\n").utf8)))
     }
@@ -293,14 +384,14 @@ public final class RelaySession: @unchecked Sendable {
     }
 
     static func playlistResponse(_ body: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: cors + [("Content-Type", ContentType.playlist),
+        HTTPResponse(status: 200, headers: [("Content-Type", ContentType.playlist),
                                                   ("Cache-Control", "no-cache")],
                      body: body[...])
     }
 
     static func objectResponse(_ object: CachedObject, range: String?) -> HTTPResponse {
         let length = object.bytes.count
-        var headers = cors + [("Content-Type", object.contentType), ("Accept-Ranges", "bytes"),
+        var headers = [("Content-Type", object.contentType), ("Accept-Ranges", "bytes"),
                               ("Cache-Control", "max-age=86400, immutable"),
                               ("ETag", "\"\(object.sha256)\"")]
         switch RangeRequest(header: range, length: length) {
