@@ -7,7 +7,7 @@ import WaiCrypto
 
 public final class AuditDelivery: @unchecked Sendable {
     public enum Event: Sendable, Equatable {
-        case delivered(sessionId: String, status: String)
+        case delivered(sessionId: String, status: CollectorAcknowledgement.Status)
         /// Still spooled; the next try is `retryIn` seconds away.
         case failed(sessionId: String, reason: String, retryIn: Double)
     }
@@ -87,7 +87,7 @@ public final class AuditDelivery: @unchecked Sendable {
 
     /// One try of one spooled bundle: posted, acknowledgement verified, file removed.
     /// Returns the acknowledgement's status; throws why it is still spooled.
-    public func deliver(sessionId: String) throws -> String {
+    public func deliver(sessionId: String) throws -> CollectorAcknowledgement.Status {
         let bytes = try spool.read(sessionId)
         let result = try HTTPPost.post(collector + "/v1/sessions", body: bytes, contentType: "application/json")
         guard result.status == 200 else {

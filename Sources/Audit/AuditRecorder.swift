@@ -55,17 +55,17 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         guard finished == nil else { return }
         totals.objects += 1
         totals.bytes += Int64(event.size)
-        var outcome = "relayed", reason: String?, detail: String?
+        var outcome = AckBody.Outcome.relayed, reason: String?, detail: String?
         switch event.outcome {
-        case .verified: outcome = "verified"; totals.verified += 1
+        case .verified: outcome = .verified; totals.verified += 1
         case .relayed: totals.relayed += 1
         case .withheld(let r, let d):
-            outcome = "withheld"; totals.withheld += 1
+            outcome = .withheld; totals.withheld += 1
             reason = clip(r)
             detail = String(d.utf8.count > 1024 ? clip(String(decoding: Array(d.utf8.prefix(1020)), as: UTF8.self)) : d)
         }
         if chain.records.count < Self.ackLimit {
-            let ack = AckBody(uri: clip(event.originURL), effectiveUri: event.effectiveURL.map(clip), kind: event.kind.rawValue,
+            let ack = AckBody(uri: clip(event.originURL), effectiveUri: event.effectiveURL.map(clip), kind: event.kind == .playlist ? .playlist : .object,
                               sha256: event.sha256, size: Int64(event.size), outcome: outcome, reason: reason,
                               detail: detail, timeMs: Int64((event.time * 1000).rounded(.down)))
             // Signing fails only if OpenSSL cannot allocate; the totals still count the object.
@@ -129,7 +129,7 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
             claims += 1
         }
         try chain.append(.session(SessionBody(
-            startMs: startMs, endMs: AuditChain.nowMs(), endReason: reason.rawValue, objects: totals.objects,
+            startMs: startMs, endMs: AuditChain.nowMs(), endReason: SessionBody.EndReason(rawValue: reason.rawValue) ?? .closed, objects: totals.objects,
             bytes: totals.bytes, verified: totals.verified, relayed: totals.relayed, withheld: totals.withheld,
             adClaims: claims, decodeUnits: decodeUnits)))
         let bytes = chain.bundle.encoded()

@@ -53,7 +53,7 @@ struct AuditCLIOptions {
         let spool = try AuditSpool(directory: AuditPaths.spool(in: dir))
         let delivery = AuditDelivery(collector: collector, owner: owner, spool: spool) { event in
             switch event {
-            case .delivered(let id, let status): Output.err("waihost relay: audit bundle \(id) acknowledged (\(status))")
+            case .delivered(let id, let status): Output.err("waihost relay: audit bundle \(id) acknowledged (\(status.rawValue))")
             case .failed(let id, let reason, let retry):
                 Output.err("waihost relay: audit bundle \(id) not delivered, retry in \(Int(retry)) s: \(reason)")
             }

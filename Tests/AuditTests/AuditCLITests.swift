@@ -135,7 +135,7 @@ final class AuditCLITests: XCTestCase {
                                            trustedInstallationKeys: [Fixture.installation.publicKey])
             XCTAssertEqual(v.sessionId, id)
             XCTAssertEqual(v.acks.count, 3, "playlist and two segments")
-            XCTAssertEqual(v.session.endReason, "closed")
+            XCTAssertEqual(v.session.endReason, .closed)
         }
         // CMCD from the second session reached the collector (best effort, but nothing fails here).
         XCTAssertTrue(up.cmcd.contains { $0.hasPrefix("e=ps,") }, "\(up.cmcd)")

@@ -91,7 +91,7 @@ final class AuditEndToEndTests: XCTestCase {
         let v = try AuditBundle.verify(row.bytes, owner: Fixture.owner.publicKey,
                                        trustedInstallationKeys: [Fixture.installation.publicKey])
         XCTAssertEqual(v.sessionId, row.sessionID)
-        XCTAssertEqual(v.session.endReason, "idle_timeout")
+        XCTAssertEqual(v.session.endReason, .idleTimeout)
         XCTAssertEqual(row.digest, SHA256.digest(row.bytes))
         _ = try CollectorAcknowledgement.verify(row.acknowledgement, owner: Fixture.owner.publicKey,
                                                 sessionId: row.sessionID, bundleSha256: SHA256.hex(row.bytes))
@@ -104,16 +104,16 @@ final class AuditEndToEndTests: XCTestCase {
         XCTAssertEqual(verified, 0, verifyLog)
 
         // Every segment the player fetched is acknowledged with the file's size and SHA-256.
-        XCTAssertTrue(v.acks.contains { $0.kind == "playlist" && $0.uri == origin.url("index.m3u8") }, "\(v.acks)")
+        XCTAssertTrue(v.acks.contains { $0.kind == .playlist && $0.uri == origin.url("index.m3u8") }, "\(v.acks)")
         for name in segments {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stream + "/" + name)))
             let acks = v.acks.filter { $0.uri == origin.url(name) }
             XCTAssertEqual(acks.count, 1, "acks for \(name): \(acks)")
             guard let ack = acks.first else { continue }
-            XCTAssertEqual(ack.kind, "object", name)
+            XCTAssertEqual(ack.kind, .object, name)
             XCTAssertEqual(ack.sha256, SHA256.hex(bytes), name)
             XCTAssertEqual(ack.size, Int64(bytes.count), name)
-            XCTAssertNotEqual(ack.outcome, "withheld", "\(name): \(ack)")
+            XCTAssertNotEqual(ack.outcome, .withheld, "\(name): \(ack)")
         }
         XCTAssertEqual(v.session.withheld, 0)
         XCTAssertEqual(v.session.objects, Int64(v.acks.count))

@@ -54,7 +54,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(second.spool.pending(), [])
         let all = events.all
         XCTAssertEqual(all.count, 4)
-        XCTAssertEqual(all.last, .delivered(sessionId: chain.sessionId, status: "stored"))
+        XCTAssertEqual(all.last, .delivered(sessionId: chain.sessionId, status: .stored))
         for (i, e) in all.dropLast().enumerated() {
             guard case .failed(let id, let reason, let retry) = e else { return XCTFail("\(e)") }
             XCTAssertEqual(id, chain.sessionId)

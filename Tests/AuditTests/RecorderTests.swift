@@ -38,10 +38,10 @@ final class RecorderTests: XCTestCase {
             let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + name)))
             XCTAssertEqual(ack.sha256, SHA256.hex(file), name)
             XCTAssertEqual(ack.size, Int64(file.count), name)
-            XCTAssertEqual(ack.outcome, "relayed", name)
-            XCTAssertEqual(ack.kind, name.hasSuffix(".m3u8") ? "playlist" : "object")
+            XCTAssertEqual(ack.outcome, .relayed, name)
+            XCTAssertEqual(ack.kind, name.hasSuffix(".m3u8") ? .playlist : .object)
         }
-        XCTAssertEqual(v.session.endReason, "closed")
+        XCTAssertEqual(v.session.endReason, .closed)
         XCTAssertEqual(v.session.objects, 4)
         XCTAssertEqual(v.session.relayed, 4)
         XCTAssertEqual(v.session.withheld, 0)
@@ -100,15 +100,15 @@ final class RecorderTests: XCTestCase {
             AdSegment(uri: origin.url(n + ".ts"), sha256: SHA256.hex(Array("segment \(n)".utf8)), durationMs: ms)
         }
         XCTAssertEqual(v.adClaims, [
-            AdClaimBody(marker: "daterange", id: "ad-1", adClass: "com.example.ad", startDate: "2026-11-30T00:00:04.000Z",
+            AdClaimBody(marker: .daterange, id: "ad-1", adClass: "com.example.ad", startDate: "2026-11-30T00:00:04.000Z",
                         scte35Cmd: nil, scte35Out: "0xFC302000", scte35In: nil, plannedDurationMs: 6500,
                         segments: [seg("a0", 4000), seg("a1", 2500)], presentedMs: 4000),
-            AdClaimBody(marker: "cue", id: "cue-4", adClass: nil, startDate: nil, scte35Cmd: nil, scte35Out: nil,
+            AdClaimBody(marker: .cue, id: "cue-4", adClass: nil, startDate: nil, scte35Cmd: nil, scte35Out: nil,
                         scte35In: nil, plannedDurationMs: 4000, segments: [seg("b0", 4000)], presentedMs: 4000),
         ])
         XCTAssertEqual(v.session.adClaims, 2)
         XCTAssertEqual(v.session.objects, 7)
-        XCTAssertEqual(v.records.map { $0.type }, Array(repeating: "ack", count: 7) + ["ad_claim", "ad_claim", "session"])
+        XCTAssertEqual(v.records.map { $0.type }, Array(repeating: .ack, count: 7) + [.adClaim, .adClaim, .session])
     }
 
     func testWithheldObjectIsAcknowledgedWithItsReason() throws {
@@ -129,11 +129,11 @@ final class RecorderTests: XCTestCase {
         session.end(reason: .notVisible)
         let v = try AuditBundle.verify(try recorder.finish())
         let ack = try XCTUnwrap(v.acks.last)
-        XCTAssertEqual(ack.outcome, "withheld")
+        XCTAssertEqual(ack.outcome, .withheld)
         XCTAssertEqual(ack.sha256, SHA256.hex(body))
         XCTAssertNotNil(ack.reason)
         XCTAssertEqual(v.session.withheld, 1)
-        XCTAssertEqual(v.session.endReason, "not_visible")
+        XCTAssertEqual(v.session.endReason, .notVisible)
     }
 }
 

@@ -53,14 +53,14 @@ public final class CollectorService: @unchecked Sendable {
         let ack: [UInt8]
         do {
             ack = try CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: Hex.encode(digest),
-                                               status: "stored", storedMs: now).signed(by: ownerKey)
+                                               status: .stored, storedMs: now).signed(by: ownerKey)
         } catch {
             return Self.refuse(500, "cannot sign the acknowledgement: \(error)")
         }
         var records: [StoredRecord] = []
         records.reserveCapacity(verified.records.count)
         for (r, e) in zip(verified.records, parsed.records) {
-            records.append(StoredRecord(type: r.type, sequence: r.seq, fields: String(decoding: e.payload, as: UTF8.self)))
+            records.append(StoredRecord(type: r.type.rawValue, sequence: r.seq, fields: String(decoding: e.payload, as: UTF8.self)))
         }
         let submission = BundleSubmission(sessionID: verified.sessionId, lastSequence: records.last?.sequence ?? -1,
                                           digest: digest, bytes: bytes, records: records,
