@@ -110,7 +110,7 @@ final class AuditCLITests: XCTestCase {
         let keyFile = dir.path + "/installation.key"
         try KeyFile.write(Fixture.installation, path: keyFile)
         let env = ["WAIHOST_CACHE_DIR": dir.path + "/cache"]
-        let spool = dir.path + "/cache/audit/spool"
+        let spool = dir.path + "/cache/audit/spool/" + Fixture.owner.publicKey.hex
 
         // First run: the collector refuses everything; the relay exits with the bundle spooled.
         let down = try TestCollector(failures: Int.max)

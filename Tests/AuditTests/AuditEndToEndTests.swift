@@ -57,7 +57,7 @@ final class AuditEndToEndTests: XCTestCase {
         XCTAssertEqual(relayed.status, 0, relayed.stderr)
         XCTAssertTrue(relayed.stderr.contains("waihost relay: session ended (idle_timeout)"), relayed.stderr)
         XCTAssertTrue(relayed.stderr.contains("acknowledged (stored)"), relayed.stderr)
-        let spool = dir.path + "/cache/audit/spool"
+        let spool = dir.path + "/cache/audit/spool/" + Fixture.owner.publicKey.hex
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".bundle") }, [],
                        "acknowledged bundle left in the spool")
 
