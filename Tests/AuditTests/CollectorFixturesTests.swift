@@ -119,8 +119,17 @@ final class TestPostgres {
         port = try Self.freePort()
         uri = "postgres://waihost@127.0.0.1:\(port)/postgres"
         try run([Self.bin + "/initdb", "-D", folder.path + "/data", "-U", "waihost", "-A", "trust", "--no-sync"], what: "initdb")
+        try start()
+    }
+
+    func start() throws {
         try run([Self.bin + "/pg_ctl", "-D", folder.path + "/data", "-w", "-t", "60", "-l", folder.path + "/log",
                  "-o", "-p \(port) -k \(folder.path) -h 127.0.0.1 -c fsync=on -c synchronous_commit=on", "start"], what: "pg_ctl start")
+    }
+
+    /// As a crash would: every connection dropped, nothing shut down cleanly.
+    func stop() throws {
+        try run([Self.bin + "/pg_ctl", "-D", folder.path + "/data", "-m", "immediate", "-w", "stop"], what: "pg_ctl stop")
     }
 
     deinit {

@@ -111,6 +111,17 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
             : .conflict(existingDigest: existing.digest)
     }
 
+    public func health() -> StoreHealth {
+        lock.locked {
+            do {
+                _ = try queryText("SELECT 1")
+                return .ok
+            } catch {
+                return .degraded(reason: "\(error)")
+            }
+        }
+    }
+
     public func bundle(sessionID: String) throws -> StoredBundle? {
         try lock.locked { try bundleLocked(sessionID: sessionID) }
     }
