@@ -5,6 +5,7 @@ import Foundation
 import XCTest
 @testable import Audit
 import WaiCrypto
+import Relay
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ final class RelayEvidenceCLITests: XCTestCase {
     }
 
     /// A VOD playlist with two small segments (the relay does not need real media to relay it).
-    func makeStream() throws -> Stream {
+    static func makeStream() throws -> Stream {
         let dir = try TempDir()
         var segments: [String: [UInt8]] = [:]
         for n in 0..<2 {
@@ -36,7 +37,7 @@ final class RelayEvidenceCLITests: XCTestCase {
     }
 
     /// Starts the relay; returns its pid, its output file and the player URL it printed.
-    func startRelay(_ s: Stream, collector: String, extra: [String] = []) throws -> (pid_t, String, String) {
+    static func startRelay(_ s: Stream, collector: String, extra: [String] = []) throws -> (pid_t, String, String) {
         let log = s.dir.path + "/relay-\(UUID().uuidString).log"
         let pid = try Spawn.start([AuditCLITests.waihost, "relay", s.origin.url("index.m3u8"), "--collector", collector,
                                    "--owner", Fixture.owner.publicKey.hex, "--installation-key", s.keyFile] + extra,
@@ -54,7 +55,7 @@ final class RelayEvidenceCLITests: XCTestCase {
     }
 
     /// Plays like a player: the playlist, then each segment it lists, through the relay.
-    func play(_ url: String) throws {
+    static func play(_ url: String) throws {
         let port = UInt16(url.dropFirst("http://127.0.0.1:".count).prefix { $0.isNumber }) ?? 0
         let path = String(url.dropFirst("http://127.0.0.1:\(port)".count))
         let playlist = try TestHTTP.send(port: port, method: "GET", target: path)
@@ -71,10 +72,10 @@ final class RelayEvidenceCLITests: XCTestCase {
     }
 
     func testSIGKILLedRelaySessionIsDeliveredByTheNextRun() throws {
-        let s = try makeStream()
+        let s = try Self.makeStream()
         let collector = try TestCollector(failures: 0)
-        let (pid, log, url) = try startRelay(s, collector: collector.base)
-        try play(url)
+        let (pid, log, url) = try Self.startRelay(s, collector: collector.base)
+        try Self.play(url)
         // The journal holds the binding and the three acks (playlist, two segments) shortly
         // after they were made.
         var journal = ""
@@ -95,7 +96,7 @@ final class RelayEvidenceCLITests: XCTestCase {
         let killedSession = String(journal.dropLast(".journal".count))
 
         // The next run, any session: the dead relay's journal is recovered and delivered.
-        let (pid2, log2, _) = try startRelay(s, collector: collector.base, extra: ["--deliver-wait", "60"])
+        let (pid2, log2, _) = try Self.startRelay(s, collector: collector.base, extra: ["--deliver-wait", "60"])
         kill(pid2, SIGINT)
         let status = Spawn.wait(pid2)
         let out = (try? String(contentsOfFile: log2, encoding: .utf8)) ?? ""
@@ -115,10 +116,10 @@ final class RelayEvidenceCLITests: XCTestCase {
 
     func testSpoolRefusingTheBundleNeverExitsZeroWithTheEvidenceLost() throws {
         for collectorUp in [false, true] {
-            let s = try makeStream()
+            let s = try Self.makeStream()
             let collector = try TestCollector(failures: collectorUp ? 0 : Int.max)
-            let (pid, log, url) = try startRelay(s, collector: collector.base, extra: ["--deliver-wait", collectorUp ? "60" : "1"])
-            try play(url)
+            let (pid, log, url) = try Self.startRelay(s, collector: collector.base, extra: ["--deliver-wait", collectorUp ? "60" : "1"])
+            try Self.play(url)
             // The spool stops taking files (as a full or read-only file system would).
             try FileManager.default.removeItem(atPath: s.ownerSpool)
             FileManager.default.createFile(atPath: s.ownerSpool, contents: Data())
@@ -134,6 +135,64 @@ final class RelayEvidenceCLITests: XCTestCase {
                 XCTAssertEqual(status, 3, "evidence neither delivered nor spooled: \(out)")
                 XCTAssertTrue(out.contains("NOT delivered and NOT spooled"), out)
             }
+        }
+    }
+}
+
+/// Userinfo (`user:password@`) of the collector and origin URLs never reaches a log or a record.
+final class RedactionTests: XCTestCase {
+    func testURLRedaction() {
+        XCTAssertEqual(Redaction.url("http://u:p@h:1/x?a=b@c"), "http://***@h:1/x?a=b@c")
+        XCTAssertEqual(Redaction.url("https://token@h/x"), "https://***@h/x")
+        XCTAssertEqual(Redaction.url("http://h/x@y"), "http://h/x@y")
+        XCTAssertEqual(Redaction.url("http://a:b@c@h/"), "http://***@h/")
+        XCTAssertEqual(Redaction.message("POST 'http://u:secret@h/v1' failed"), "POST 'http://***@h/v1' failed")
+    }
+
+    func testDeliveryFailureNamesTheCollectorWithoutItsPassword() throws {
+        let dir = try TempDir()
+        let closed = try HTTPServer { _ in HTTPResponse(status: 500) }
+        let port = closed.port
+        closed.stop()
+        let chain = try Fixture.chain()
+        let d = AuditDelivery(collector: "http://user:secret@127.0.0.1:\(port)", owner: Fixture.owner.publicKey,
+                              spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey))
+        d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
+        XCTAssertThrowsError(try d.deliver(sessionId: chain.sessionId)) {
+            XCTAssertFalse("\($0)".contains("secret"), "\($0)")
+            XCTAssertTrue("\($0)".contains("http://***@127.0.0.1:\(port)/v1/sessions"), "\($0)")
+        }
+    }
+
+    func testRelayLogsAndRecordsCarryNoPassword() throws {
+        let s = try RelayEvidenceCLITests.makeStream()
+        let collector = try TestCollector(failures: 1)
+        let withUser = collector.base.replacingOccurrences(of: "http://", with: "http://collector:secret1@")
+        let log = s.dir.path + "/relay.log"
+        let origin = s.origin.url("index.m3u8").replacingOccurrences(of: "http://", with: "http://origin:secret2@")
+        let pid = try Spawn.start([AuditCLITests.waihost, "relay", origin, "--collector", withUser,
+                                   "--owner", Fixture.owner.publicKey.hex, "--installation-key", s.keyFile, "--deliver-wait", "60"],
+                                  output: log, environment: s.env)
+        var url = ""
+        for _ in 0..<3000 where url.isEmpty {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            url = text.split(separator: "\n").first(where: { $0.hasPrefix("http://127.0.0.1:") }).map(String.init) ?? ""
+            usleep(10_000)
+        }
+        XCTAssertFalse(url.isEmpty)
+        if !url.isEmpty { try RelayEvidenceCLITests.play(url) }
+        kill(pid, SIGINT)
+        XCTAssertEqual(Spawn.wait(pid), 0)
+        let out = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        XCTAssertTrue(out.contains("not delivered, retry"), "the 503 was reported: \(out)")
+        XCTAssertFalse(out.contains("secret"), out)
+        XCTAssertEqual(collector.stored.count, 1, out)
+        for (_, bytes) in collector.stored {
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertFalse(text.contains("secret"))
+            let v = try AuditBundle.verify(bytes)
+            XCTAssertTrue(v.acks.allSatisfy { $0.uri.hasPrefix("http://***@127.0.0.1:") }, "\(v.acks.map { $0.uri })")
+            XCTAssertFalse(v.acks.map { $0.uri + ($0.effectiveUri ?? "") }.joined().contains("secret"))
         }
     }
 }
