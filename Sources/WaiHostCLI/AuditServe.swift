@@ -57,7 +57,7 @@ enum AuditServe {
         guard let keyPath = keyPath else { throw UsageError(message: "missing --key OWNER_KEYFILE") }
         let location: StoreLocation
         do { location = try StoreLocation(parsing: dbText) } catch { throw UsageError(message: "\(error)") }
-        let key = try KeyFile.read(path: keyPath)
+        let key = try PrivateKeyFile.read(path: keyPath)
 
         // Blocked before any thread starts, so only the sigwait below receives them.
         var stopSignals = sigset_t()

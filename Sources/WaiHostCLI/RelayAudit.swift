@@ -48,7 +48,7 @@ struct AuditCLIOptions {
         }
         guard let owner = owner else { throw UsageError(message: "--collector needs --owner") }
         let dir = AuditPaths.directory()
-        let key = try installationKeyPath.map { try KeyFile.read(path: $0) }
+        let key = try installationKeyPath.map { try PrivateKeyFile.read(path: $0) }
             ?? InstallationKey.loadOrCreate(path: AuditPaths.installationKey(in: dir))
         let spool = try AuditSpool(root: AuditPaths.spool(in: dir), owner: owner)
         let delivery = AuditDelivery(collector: collector, owner: owner, spool: spool) { event in
