@@ -184,12 +184,18 @@ public final class CollectorServer: @unchecked Sendable {
     public var port: UInt16 { http.port }
 
     public static let defaultConnectionLimit: UInt32 = 256
+    /// Request bodies held at once, all connections together (docs/collector.md §Limits).
+    public static let defaultUploadBudget = 256 << 20
+    public let uploads: BodyBudget
 
     public init(service: CollectorService, port: UInt16 = 0, bindAddress: String = "127.0.0.1",
-                connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit) throws {
+                connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit,
+                uploadBudget: Int = CollectorServer.defaultUploadBudget) throws {
         self.service = service
+        uploads = BodyBudget(limit: max(uploadBudget, AuditLimits.bundleBytes))
         http = try HTTPServer(port: port, bindAddress: bindAddress, connectionTimeoutSeconds: 30,
-                              connectionLimit: connectionLimit, maxRequestBody: AuditLimits.bundleBytes) { [service] request in
+                              connectionLimit: connectionLimit, maxRequestBody: AuditLimits.bundleBytes,
+                              bodyBudget: uploads) { [service] request in
             service.handle(request)
         }
     }
