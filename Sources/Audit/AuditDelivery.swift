@@ -1,7 +1,7 @@
 // Delivery to the owner's collector (docs/audit-bundle.md §5): every bundle spooled for this
 // owner (and any that could not be spooled, held in memory instead) is posted to
 // <collector>/v1/sessions until an acknowledgement signed by the owner key verifies, with
-// exponential backoff per bundle; CMCD event lines go to <collector>/v1/cmcd.
+// exponential backoff per bundle. (CMCD reports go by CMCDSender.)
 
 import Foundation
 import WaiCrypto
@@ -47,7 +47,6 @@ public final class AuditDelivery: @unchecked Sendable {
     private var stopping = false
     private var thread: Thread?
     private var onEvent: (@Sendable (Event) -> Void)?
-    private let cmcdQueue = DispatchQueue(label: "waihost.audit.cmcd")
 
     public init(collector: String, owner: Ed25519PublicKey, spool: AuditSpool, backoff: Backoff = Backoff(),
                 onEvent: (@Sendable (Event) -> Void)? = nil) {
@@ -151,15 +150,6 @@ public final class AuditDelivery: @unchecked Sendable {
 
     static func oneLine(_ s: String) -> String {
         String(s.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))
-    }
-
-    /// Posts one CMCD event-mode line (CTA-5004-B, application/cmcd) without waiting; failures
-    /// are dropped (CMCD is best effort, never spooled).
-    public func postCMCD(_ line: String) {
-        let url = collector + "/v1/cmcd"
-        cmcdQueue.async {
-            _ = try? HTTPPost.post(url, body: Array((line + "\n").utf8), contentType: "application/cmcd", timeoutSeconds: 5)
-        }
     }
 
     private func loop() {

@@ -40,12 +40,16 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
     /// …or this many bytes: half the bundle limit, leaving room for ad claims at the end.
     public static let defaultPartLimitBytes = AuditLimits.bundleBytes / 2
 
-    /// `cmcd` receives CMCD event-mode lines as they happen. `sink` keeps what is signed as it
+    /// CTA-5004-B's default `t` interval (the SVTA reference reporter's too).
+    public static let defaultCMCDInterval = 30.0
+
+    /// `cmcd` receives CMCD event-mode reports as they happen (`t` every `cmcdIntervalSeconds`). `sink` keeps what is signed as it
     /// is signed (the relay's journal and spool, EvidenceCustody); `partLimitBytes`: when a
     /// bundle reaches it the session continues in a chained bundle (docs/audit-bundle.md §7).
     public init(installationKey: Ed25519PrivateKey, owner: Ed25519PublicKey, decodeUnits: [String] = ["player"],
                 sink: AuditEvidenceSink? = nil, partLimitBytes: Int = AuditRecorder.defaultPartLimitBytes,
-                cmcd: (@Sendable (String) -> Void)? = nil) throws {
+                cmcdIntervalSeconds: Double? = AuditRecorder.defaultCMCDInterval,
+                cmcd: (@Sendable (CMCDEvent) -> Void)? = nil) throws {
         let now = AuditChain.nowMs()
         let c = try AuditChain(installationKey: installationKey, owner: owner, createdMs: now)
         self.installationKey = installationKey
@@ -57,9 +61,9 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         self.sink = sink
         self.partLimitBytes = max(4096, min(partLimitBytes, AuditLimits.bundleBytes / 2))
         partStartMs = now
-        self.cmcd = cmcd.map { CMCDEvents(sessionId: c.sessionId, emit: $0) }
+        self.cmcd = cmcd.map { CMCDEvents(sessionId: c.sessionId, startMs: now, intervalSeconds: cmcdIntervalSeconds, emit: $0) }
         sink?.begin(partStart())
-        self.cmcd?.playState("s")
+        self.cmcd?.playState(.starting)
     }
 
     private func partStart() -> AuditPartStart {
@@ -110,7 +114,11 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         lock.lock()
         defer {
             lock.unlock()
-            if firstPlay { cmcd?.playState("p") }
+            if let c = cmcd {
+                c.responseReceived(url: Redaction.url(event.originURL), playlist: event.kind == .playlist)
+                if case .withheld(let reason, _) = event.outcome { c.error([reason]) }
+                if firstPlay { c.playState(.playing) }
+            }
         }
         guard finished == nil else { return }
         totals.objects += 1
@@ -188,29 +196,7 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         let bytes = chain.bundle.encoded()
         finished = bytes
         sink?.complete(bytes, sessionId: chain.sessionId)
-        cmcd?.playState("e")
+        cmcd?.playState(.ended)
         return bytes
-    }
-}
-
-/// CMCD event mode (CTA-5004-B): one key list per event, keys in alphabetical order.
-final class CMCDEvents: @unchecked Sendable {
-    private let sessionId: String
-    private let emit: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var sequence = 0
-
-    init(sessionId: String, emit: @escaping @Sendable (String) -> Void) {
-        self.sessionId = sessionId
-        self.emit = emit
-    }
-
-    /// `e=ps` with `sta`: s starting, p playing, e ended.
-    func playState(_ state: String) {
-        lock.lock()
-        let sn = sequence
-        sequence += 1
-        lock.unlock()
-        emit("e=ps,sid=\"\(sessionId)\",sn=\(sn),sta=\(state),ts=\(AuditChain.nowMs()),v=2")
     }
 }

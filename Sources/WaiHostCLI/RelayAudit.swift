@@ -66,17 +66,21 @@ struct AuditCLIOptions {
         }
         delivery.start()
         let custody = EvidenceCustody(delivery: delivery)
-        let recorder = try AuditRecorder(installationKey: key, owner: owner, sink: custody) { [delivery] line in delivery.postCMCD(line) }
+        var target = collector
+        while target.hasSuffix("/") { target.removeLast() }
+        let cmcd = CMCDSender(target: target + "/v1/cmcd")
+        let recorder = try AuditRecorder(installationKey: key, owner: owner, sink: custody) { [cmcd] event in cmcd.send(event) }
         if let f = custody.journalFailure {
             Output.err("waihost relay: audit journal not written (\(f)); this session's evidence is in memory until delivered")
         }
-        return RelayAuditing(recorder: recorder, custody: custody, waitSeconds: deliverWaitSeconds)
+        return RelayAuditing(recorder: recorder, custody: custody, cmcd: cmcd, waitSeconds: deliverWaitSeconds)
     }
 }
 
 struct RelayAuditing {
     let recorder: AuditRecorder
     let custody: EvidenceCustody
+    let cmcd: CMCDSender
     let waitSeconds: Double
     var delivery: AuditDelivery { custody.delivery }
 
@@ -104,6 +108,9 @@ struct RelayAuditing {
             }
         }
         delivery.stop()
+        // CMCD is not evidence: a few seconds to send what is queued (the ended report), then go.
+        _ = cmcd.flush(seconds: min(5, waitSeconds))
+        cmcd.stop()
         return status
     }
 }

@@ -117,6 +117,15 @@ final class AuditEndToEndTests: XCTestCase {
         }
         XCTAssertEqual(v.session.withheld, 0)
         XCTAssertEqual(v.session.objects, Int64(v.acks.count))
+
+        // CMCD v2 event mode reached the collector, passed its checks, numbered from 0: the play
+        // states, a response received for every fetch, msd once.
+        let cmcd = try store.cmcdReports(sessionID: row.sessionID)
+        XCTAssertEqual(cmcd.map { $0.sequence }, (0..<Int64(cmcd.count)).map { $0 })
+        XCTAssertEqual(cmcd.filter { $0.body.hasPrefix("e=ps,") }.map { $0.body.contains("sta=s,") ? "s" : $0.body.contains("sta=p,") ? "p" : "e" },
+                       ["s", "p", "e"], "\(cmcd.map { $0.body })")
+        XCTAssertEqual(cmcd.filter { $0.body.hasPrefix("e=rr,") }.count, v.acks.count, "\(cmcd.map { $0.body })")
+        XCTAssertEqual(cmcd.filter { $0.body.contains("msd=") }.count, 1)
     }
 
     struct RelayRun { var status: Int32; var stderr: String; var playerLog: String }
