@@ -41,6 +41,16 @@ public final class EvidenceCustody: AuditEvidenceSink, @unchecked Sendable {
         if let f = j.failure, journalFailure == nil { journalFailure = "audit journal \(j.path): write failed: \(f)" }
     }
 
+    /// The journal path of a bundle the spool refused, when that journal was written whole and
+    /// is still on disk (the next run recovers the bundle from it); nil when it is not.
+    public func intactJournal(of sessionId: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let j = kept.first(where: { $0.path == delivery.spool.journalPath(of: sessionId) }), j.failure == nil,
+              FileManager.default.fileExists(atPath: j.path) else { return nil }
+        return j.path
+    }
+
     public func complete(_ bundle: [UInt8], sessionId: String) {
         let spooled = delivery.submit(bundle, sessionId: sessionId)
         lock.lock()

@@ -100,7 +100,11 @@ struct RelayAuditing {
         if !delivery.waitUntilDelivered(seconds: waitSeconds) {
             let lost = delivery.heldInMemory
             for id in lost {
-                Output.err("waihost relay: audit bundle \(id) NOT delivered and NOT spooled (the spool refused it): its evidence is lost when the relay exits")
+                if let journal = custody.intactJournal(of: id) {
+                    Output.err("waihost relay: audit bundle \(id) NOT delivered and NOT spooled (the spool refused it); its journal \(journal) holds it and the next run recovers it")
+                } else {
+                    Output.err("waihost relay: audit bundle \(id) NOT delivered and NOT spooled (the spool refused it): its evidence is lost when the relay exits")
+                }
             }
             if !lost.isEmpty { status = Self.evidenceLost }
             for id in delivery.spool.pending() {

@@ -134,6 +134,7 @@ final class RelayEvidenceCLITests: XCTestCase {
             } else {
                 XCTAssertEqual(status, 3, "evidence neither delivered nor spooled: \(out)")
                 XCTAssertTrue(out.contains("NOT delivered and NOT spooled"), out)
+                XCTAssertTrue(out.contains("its evidence is lost when the relay exits"), "the journal went with the folder: \(out)")
             }
         }
     }
