@@ -97,6 +97,9 @@ struct RelayAuditing {
             Output.err("waihost relay: audit bundle \(recorder.sessionId) could not be signed: \(error)")
             status = Self.evidenceLost
         }
+        if let f = custody.journalFailure {
+            Output.err("waihost relay: audit journal stopped being written (\(f)); a crash would have lost this session's evidence")
+        }
         if !delivery.waitUntilDelivered(seconds: waitSeconds) {
             let lost = delivery.heldInMemory
             for id in lost {
