@@ -51,7 +51,8 @@ def envelope(ptype, payload, key):
 
 owner = Ed25519PrivateKey.generate()
 installation = Ed25519PrivateKey.generate()
-with open(f"{work}/owner.key", "w") as f:
+# 0600: audit serve refuses a key file group or others can read (docs/collector.md).
+with open(os.open(f"{work}/owner.key", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
     f.write(f"waihost-ed25519-key v1\nseed {raw_seed(owner).hex()}\npublic {raw_pub(owner).hex()}\n")
 OWNER = raw_pub(owner).hex()
 INST_SEED = raw_seed(installation)

@@ -6,7 +6,7 @@ import Relay
 
 /// One ad as a playlist marks it, with the segments it covers (absolute origin URLs).
 struct MarkedAd: Equatable {
-    var marker: String
+    var marker: AdClaimBody.Marker
     var id: String
     var adClass: String?
     var startDate: String?
@@ -16,7 +16,7 @@ struct MarkedAd: Equatable {
     var plannedDurationMs: Int64?
     var segments: [(url: String, durationMs: Int64)]
 
-    var key: String { marker + "\u{0}" + id }
+    var key: String { marker.rawValue + "\u{0}" + id }
 
     static func == (a: MarkedAd, b: MarkedAd) -> Bool {
         a.key == b.key && a.adClass == b.adClass && a.startDate == b.startDate && a.scte35Cmd == b.scte35Cmd
@@ -62,7 +62,7 @@ enum AdMarkers {
                 }
                 guard isStart else { continue }
                 let ms = (attrs["PLANNED-DURATION"] ?? attrs["DURATION"]).flatMap(milliseconds)
-                let ad = MarkedAd(marker: "daterange", id: clip(id), adClass: attrs["CLASS"].map(clip),
+                let ad = MarkedAd(marker: .daterange, id: clip(id), adClass: attrs["CLASS"].map(clip),
                                   startDate: attrs["START-DATE"].map(clip), scte35Cmd: attrs["SCTE35-CMD"].map(clip),
                                   scte35Out: attrs["SCTE35-OUT"].map(clip), scte35In: attrs["SCTE35-IN"].map(clip),
                                   plannedDurationMs: ms, segments: [])
@@ -85,7 +85,7 @@ enum AdMarkers {
                 let ms = milliseconds(String(seg.extinf.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")) ?? 0
                 if pendingCue {
                     pendingCue = false
-                    let o = Open(MarkedAd(marker: "cue", id: "cue-\(seg.sequence)", adClass: nil, startDate: nil,
+                    let o = Open(MarkedAd(marker: .cue, id: "cue-\(seg.sequence)", adClass: nil, startDate: nil,
                                           scte35Cmd: nil, scte35Out: nil, scte35In: nil,
                                           plannedDurationMs: pendingCueMs, segments: []))
                     open.append(o)
@@ -96,7 +96,7 @@ enum AdMarkers {
                     o.accumulated += ms
                 }
                 // A DATERANGE ad ends once its planned duration is covered (cues end at CUE-IN).
-                for o in open where o.ad.marker == "daterange" {
+                for o in open where o.ad.marker == .daterange {
                     if let p = o.ad.plannedDurationMs, o.accumulated >= p { close(o) }
                 }
             }

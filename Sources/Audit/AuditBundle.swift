@@ -31,26 +31,14 @@ public struct AuditBundle: Sendable {
         guard bytes.count <= AuditLimits.bundleBytes else {
             throw .tooLarge(what: "bundle", size: bytes.count, limit: AuditLimits.bundleBytes)
         }
-        let json: Any
-        do { json = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
-            throw .malformed(at: "bundle", reason: "not JSON (truncated?)")
-        }
-        guard let o = json as? [String: Any] else { throw .malformed(at: "bundle", reason: "not a JSON object") }
-        let known: Set<String> = ["version", "session_id", "owner", "binding", "records"]
-        if let extra = o.keys.sorted().first(where: { !known.contains($0) }) {
-            throw .malformed(at: extra, reason: "unknown field")
-        }
-        guard let n = o["version"] as? NSNumber, String(cString: n.objCType) != "c", let v = o["version"] as? Int else { throw .malformed(at: "version", reason: "missing or not an integer") }
-        guard v == 1 else { throw .unsupportedVersion(v) }
-        guard let sid = o["session_id"] as? String, isSessionId(sid) else {
-            throw .malformed(at: "session_id", reason: "must be 32 lowercase hex digits")
-        }
-        guard let owner = o["owner"] as? String, Hex.decode(owner)?.count == 32 else {
-            throw .malformed(at: "owner", reason: "must be 64 lowercase hex digits")
-        }
-        guard let b = o["binding"] else { throw .malformed(at: "binding", reason: "missing") }
-        let binding = try Envelope.from(json: b, at: "binding")
-        guard let rs = o["records"] as? [Any] else { throw .malformed(at: "records", reason: "missing or not an array") }
+        let o = try IJSONFields(parsing: bytes, at: "")
+        try o.onlyKnown(["version", "session_id", "owner", "binding", "records"])
+        let v = try o.integer("version", minimum: -IJSON.maxSafeInteger)
+        guard v == 1 else { throw .unsupportedVersion(Int(v)) }
+        let sid = try o.hex("session_id", bytes: 16)
+        let owner = try o.hex("owner", bytes: 32)
+        let binding = try Envelope.from(json: try o.required("binding"), at: "binding")
+        let rs = try o.array("records")
         guard rs.count <= AuditLimits.records else {
             throw .tooLarge(what: "records", size: rs.count, limit: AuditLimits.records)
         }
@@ -116,7 +104,7 @@ public struct AuditBundle: Sendable {
             guard r.sessionId == sessionId else { throw .recordSession(index: i, expected: sessionId, got: r.sessionId) }
             guard r.seq == Int64(i) else { throw .sequence(index: i, expected: Int64(i), got: r.seq) }
             guard r.prev == prev else { throw .chain(index: i, expected: prev, got: r.prev) }
-            guard let body = r.body else { throw .bodyMismatch(index: i, type: r.type) }
+            guard let body = r.body else { throw .bodyMismatch(index: i, type: r.type.rawValue) }
             if summary != nil { throw .sessionRecordNotLast(index: i - 1) }
             if case .session(let s) = body { summary = s }
             decoded.append(r)

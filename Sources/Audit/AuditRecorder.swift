@@ -6,13 +6,22 @@ import Relay
 import WaiCrypto
 
 public final class AuditRecorder: RelayObserver, @unchecked Sendable {
+    /// The session's first bundle's id; CMCD reports carry it as `sid` for the whole session.
     public let sessionId: String
     public let owner: Ed25519PublicKey
     public let decodeUnits: [String]
 
     private let lock = NSLock()
+    private let installationKey: Ed25519PrivateKey
     private var chain: AuditChain
-    private let startMs: Int64
+    private var partStartMs: Int64
+    /// Bytes of the current bundle so far (its records' envelopes), to start the next in time.
+    private var partBytes = 0
+    /// Ad claims written in the current bundle.
+    private var partClaims: Int64 = 0
+    private let partLimitBytes: Int
+    private let sink: AuditEvidenceSink?
+    public private(set) var partSessionIds: [String]
     private var visible = true
     private var endReason: EndReason?
     private var finished: [UInt8]?
@@ -26,20 +35,75 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
     private let cmcd: CMCDEvents?
     private var playing = false
 
-    /// Records stop at this count minus room for claims and the session record (§6).
+    /// A bundle is continued in the next (§7) before it holds this many records.
     static let ackLimit = AuditLimits.records - 10
+    /// …or this many bytes: half the bundle limit, leaving room for ad claims at the end.
+    public static let defaultPartLimitBytes = AuditLimits.bundleBytes / 2
 
-    /// `cmcd` receives CMCD event-mode lines as they happen (AuditDelivery posts them).
+    /// CTA-5004-B's default `t` interval (the SVTA reference reporter's too).
+    public static let defaultCMCDInterval = 30.0
+
+    /// `cmcd` receives CMCD event-mode reports as they happen (`t` every `cmcdIntervalSeconds`). `sink` keeps what is signed as it
+    /// is signed (the relay's journal and spool, EvidenceCustody); `partLimitBytes`: when a
+    /// bundle reaches it the session continues in a chained bundle (docs/audit-bundle.md §7).
     public init(installationKey: Ed25519PrivateKey, owner: Ed25519PublicKey, decodeUnits: [String] = ["player"],
-                cmcd: (@Sendable (String) -> Void)? = nil) throws {
-        let c = try AuditChain(installationKey: installationKey, owner: owner)
+                sink: AuditEvidenceSink? = nil, partLimitBytes: Int = AuditRecorder.defaultPartLimitBytes,
+                cmcdIntervalSeconds: Double? = AuditRecorder.defaultCMCDInterval,
+                cmcd: (@Sendable (CMCDEvent) -> Void)? = nil) throws {
+        let now = AuditChain.nowMs()
+        let c = try AuditChain(installationKey: installationKey, owner: owner, createdMs: now)
+        self.installationKey = installationKey
         chain = c
         sessionId = c.sessionId
+        partSessionIds = [c.sessionId]
         self.owner = owner
         self.decodeUnits = decodeUnits
-        startMs = AuditChain.nowMs()
-        self.cmcd = cmcd.map { CMCDEvents(sessionId: c.sessionId, emit: $0) }
-        self.cmcd?.playState("s")
+        self.sink = sink
+        self.partLimitBytes = max(4096, min(partLimitBytes, AuditLimits.bundleBytes / 2))
+        partStartMs = now
+        self.cmcd = cmcd.map { CMCDEvents(sessionId: c.sessionId, startMs: now, intervalSeconds: cmcdIntervalSeconds, emit: $0) }
+        sink?.begin(partStart())
+        self.cmcd?.playState(.starting)
+    }
+
+    private func partStart() -> AuditPartStart {
+        AuditPartStart(sessionId: chain.sessionId, owner: owner, binding: chain.binding, sessionKey: chain.sessionKey,
+                       startMs: partStartMs, decodeUnits: decodeUnits)
+    }
+
+    /// Signs, chains and hands over one record; continues in a new bundle when this one is full.
+    private func record(_ body: AuditRecord.Body) throws {
+        let e = try chain.append(body)
+        if case .adClaim = body { partClaims += 1 }
+        sink?.append(e, sessionId: chain.sessionId)
+        // The envelope's JSON: base64 of the payload plus ~230 bytes of keys and signature.
+        partBytes += (e.payload.count + 2) / 3 * 4 + 240
+        if case .session = body { return }
+        if partBytes >= partLimitBytes || chain.records.count >= Self.ackLimit { try continueInNextBundle() }
+    }
+
+    /// Closes this bundle with a session record `continued` and starts the next, bound to it.
+    private func continueInNextBundle() throws {
+        try chain.append(sessionRecord(.continued))
+        if let last = chain.records.last { sink?.append(last, sessionId: chain.sessionId) }
+        let bytes = chain.bundle.encoded()
+        sink?.complete(bytes, sessionId: chain.sessionId)
+        let now = AuditChain.nowMs()
+        let link = BundleContinuation(sessionId: chain.sessionId, lastRecordSha256: chain.lastRecordHash,
+                                      part: Int64(partSessionIds.count))
+        chain = try AuditChain(installationKey: installationKey, owner: owner, createdMs: now, continues: link)
+        partSessionIds.append(chain.sessionId)
+        partStartMs = now
+        partBytes = 0
+        totals = (0, 0, 0, 0, 0)
+        partClaims = 0
+        sink?.begin(partStart())
+    }
+
+    private func sessionRecord(_ reason: SessionBody.EndReason) -> AuditRecord.Body {
+        .session(SessionBody(startMs: partStartMs, endMs: AuditChain.nowMs(), endReason: reason, objects: totals.objects,
+                             bytes: totals.bytes, verified: totals.verified, relayed: totals.relayed,
+                             withheld: totals.withheld, adClaims: partClaims, decodeUnits: decodeUnits))
     }
 
     /// Whether someone can see the player; ad time counts only while visible.
@@ -50,34 +114,37 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         lock.lock()
         defer {
             lock.unlock()
-            if firstPlay { cmcd?.playState("p") }
+            if let c = cmcd {
+                c.responseReceived(url: Redaction.url(event.originURL), playlist: event.kind == .playlist)
+                if case .withheld(let reason, _) = event.outcome { c.error([reason]) }
+                if firstPlay { c.playState(.playing) }
+            }
         }
         guard finished == nil else { return }
         totals.objects += 1
         totals.bytes += Int64(event.size)
-        var outcome = "relayed", reason: String?, detail: String?
+        var outcome = AckBody.Outcome.relayed, reason: String?, detail: String?
         switch event.outcome {
-        case .verified: outcome = "verified"; totals.verified += 1
+        case .verified: outcome = .verified; totals.verified += 1
         case .relayed: totals.relayed += 1
         case .withheld(let r, let d):
-            outcome = "withheld"; totals.withheld += 1
+            outcome = .withheld; totals.withheld += 1
             reason = clip(r)
             detail = String(d.utf8.count > 1024 ? clip(String(decoding: Array(d.utf8.prefix(1020)), as: UTF8.self)) : d)
         }
-        if chain.records.count < Self.ackLimit {
-            let ack = AckBody(uri: clip(event.originURL), effectiveUri: event.effectiveURL.map(clip), kind: event.kind.rawValue,
-                              sha256: event.sha256, size: Int64(event.size), outcome: outcome, reason: reason,
-                              detail: detail, timeMs: Int64((event.time * 1000).rounded(.down)))
-            // Signing fails only if OpenSSL cannot allocate; the totals still count the object.
-            try? chain.append(.ack(ack))
-        }
+        let ack = AckBody(uri: clip(Redaction.url(event.originURL)), effectiveUri: event.effectiveURL.map { clip(Redaction.url($0)) },
+                          kind: event.kind == .playlist ? .playlist : .object,
+                          sha256: event.sha256, size: Int64(event.size), outcome: outcome, reason: reason,
+                          detail: detail.map(Redaction.message), timeMs: Int64((event.time * 1000).rounded(.down)))
+        // Signing fails only if OpenSSL cannot allocate; the totals still count the object.
+        try? record(.ack(ack))
         guard event.kind == .object, !event.isWithheld, let sha = event.sha256 else { return }
         if !playing { playing = true; firstPlay = true }
         for (key, ms) in adSegments[event.originURL] ?? [] {
             var p = presented[key] ?? ([], 0)
             guard !p.segments.contains(where: { $0.uri == event.originURL }),
                   p.segments.count < AuditLimits.segmentsPerClaim else { continue }
-            p.segments.append(AdSegment(uri: clip(event.originURL), sha256: sha, durationMs: ms))
+            p.segments.append(AdSegment(uri: clip(Redaction.url(event.originURL)), sha256: sha, durationMs: ms))
             if visible { p.ms += ms }
             presented[key] = p
         }
@@ -117,46 +184,19 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         defer { lock.unlock() }
         if let f = finished { return f }
         let reason = endReason ?? given ?? .closed
-        var claims: Int64 = 0
         for key in adOrder {
             guard let ad = ads[key], let p = presented[key], !p.segments.isEmpty else { continue }
-            guard chain.records.count < AuditLimits.records - 1 else { break }
-            let ordered = ad.segments.compactMap { s in p.segments.first { $0.uri == s.url } }
-            try chain.append(.adClaim(AdClaimBody(
+            let ordered = ad.segments.compactMap { s in p.segments.first { $0.uri == Redaction.url(s.url) } }
+            try record(.adClaim(AdClaimBody(
                 marker: ad.marker, id: ad.id, adClass: ad.adClass, startDate: ad.startDate, scte35Cmd: ad.scte35Cmd,
                 scte35Out: ad.scte35Out, scte35In: ad.scte35In, plannedDurationMs: ad.plannedDurationMs,
                 segments: ordered.count == p.segments.count ? ordered : p.segments, presentedMs: p.ms)))
-            claims += 1
         }
-        try chain.append(.session(SessionBody(
-            startMs: startMs, endMs: AuditChain.nowMs(), endReason: reason.rawValue, objects: totals.objects,
-            bytes: totals.bytes, verified: totals.verified, relayed: totals.relayed, withheld: totals.withheld,
-            adClaims: claims, decodeUnits: decodeUnits)))
+        try record(sessionRecord(SessionBody.EndReason(rawValue: reason.rawValue) ?? .closed))
         let bytes = chain.bundle.encoded()
         finished = bytes
-        cmcd?.playState("e")
+        sink?.complete(bytes, sessionId: chain.sessionId)
+        cmcd?.playState(.ended)
         return bytes
-    }
-}
-
-/// CMCD event mode (CTA-5004-B): one key list per event, keys in alphabetical order.
-final class CMCDEvents: @unchecked Sendable {
-    private let sessionId: String
-    private let emit: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var sequence = 0
-
-    init(sessionId: String, emit: @escaping @Sendable (String) -> Void) {
-        self.sessionId = sessionId
-        self.emit = emit
-    }
-
-    /// `e=ps` with `sta`: s starting, p playing, e ended.
-    func playState(_ state: String) {
-        lock.lock()
-        let sn = sequence
-        sequence += 1
-        lock.unlock()
-        emit("e=ps,sid=\"\(sessionId)\",sn=\(sn),sta=\(state),ts=\(AuditChain.nowMs()),v=2")
     }
 }

@@ -27,35 +27,56 @@ public struct SessionBinding: Codable, Equatable, Sendable {
     public var installationKey: String
     public var owner: String
     public var createdMs: Int64
+    /// Set when this bundle continues a long session (§7): the bundle before it.
+    public var continues: BundleContinuation?
 
-    public init(sessionId: String, sessionKey: String, installationKey: String, owner: String, createdMs: Int64) {
+    public init(sessionId: String, sessionKey: String, installationKey: String, owner: String, createdMs: Int64,
+                continues: BundleContinuation? = nil) {
         version = 1
         self.sessionId = sessionId
         self.sessionKey = sessionKey
         self.installationKey = installationKey
         self.owner = owner
         self.createdMs = createdMs
+        self.continues = continues
+    }
+}
+
+/// The link from one bundle of a long session to the one before it (§7).
+public struct BundleContinuation: Codable, Equatable, Sendable {
+    /// The previous bundle's session_id.
+    public var sessionId: String
+    /// The record hash of the previous bundle's last record (its session record).
+    public var lastRecordSha256: String
+    /// 1 for the second bundle of the session, 2 for the third, …
+    public var part: Int64
+
+    public init(sessionId: String, lastRecordSha256: String, part: Int64) {
+        self.sessionId = sessionId
+        self.lastRecordSha256 = lastRecordSha256
+        self.part = part
     }
 }
 
 /// One object (playlist revision or media object) the relay received, and what it did.
 public struct AckBody: Codable, Equatable, Sendable {
+    public enum Kind: String, Codable, CaseIterable, Sendable { case playlist, object }
+    public enum Outcome: String, Codable, CaseIterable, Sendable { case verified, relayed, withheld }
+
     public var uri: String
     public var effectiveUri: String?
-    /// "playlist" | "object"
-    public var kind: String
+    public var kind: Kind
     /// Hex SHA-256 of the bytes received; nil when nothing arrived.
     public var sha256: String?
     public var size: Int64
-    /// "verified" | "relayed" | "withheld"
-    public var outcome: String
+    public var outcome: Outcome
     /// The withhold code and its explanation (withheld only).
     public var reason: String?
     public var detail: String?
     public var timeMs: Int64
 
-    public init(uri: String, effectiveUri: String?, kind: String, sha256: String?, size: Int64,
-                outcome: String, reason: String?, detail: String?, timeMs: Int64) {
+    public init(uri: String, effectiveUri: String?, kind: Kind, sha256: String?, size: Int64,
+                outcome: Outcome, reason: String?, detail: String?, timeMs: Int64) {
         self.uri = uri
         self.effectiveUri = effectiveUri
         self.kind = kind
@@ -82,8 +103,10 @@ public struct AdSegment: Codable, Equatable, Sendable {
 
 /// A presentation claim for one marked ad break.
 public struct AdClaimBody: Codable, Equatable, Sendable {
-    /// "daterange" (EXT-X-DATERANGE) | "cue" (EXT-X-CUE-OUT / EXT-X-CUE-IN)
-    public var marker: String
+    /// EXT-X-DATERANGE, or an EXT-X-CUE-OUT … EXT-X-CUE-IN span.
+    public enum Marker: String, Codable, CaseIterable, Sendable { case daterange, cue }
+
+    public var marker: Marker
     /// DATERANGE ID; for a cue, "cue-" + the media sequence number of its first segment.
     public var id: String
     public var adClass: String?
@@ -99,7 +122,7 @@ public struct AdClaimBody: Codable, Equatable, Sendable {
     /// Sum of the EXTINF durations of segments released while the player was visible.
     public var presentedMs: Int64
 
-    public init(marker: String, id: String, adClass: String?, startDate: String?, scte35Cmd: String?,
+    public init(marker: Marker, id: String, adClass: String?, startDate: String?, scte35Cmd: String?,
                 scte35Out: String?, scte35In: String?, plannedDurationMs: Int64?, segments: [AdSegment],
                 presentedMs: Int64) {
         self.marker = marker
@@ -117,9 +140,17 @@ public struct AdClaimBody: Codable, Equatable, Sendable {
 
 /// The session record: always the last record.
 public struct SessionBody: Codable, Equatable, Sendable {
+    /// Why the session (or this bundle of it) ended: the relay's reasons (docs/relay.md), and
+    /// `continued` (the session goes on in the next chained bundle, §7) and `interrupted`
+    /// (the relay died; the bundle was recovered from its journal, §8).
+    public enum EndReason: String, Codable, CaseIterable, Sendable {
+        case notVisible = "not_visible", viewerIdle = "viewer_idle", idleTimeout = "idle_timeout", closed
+        case continued, interrupted
+    }
+
     public var startMs: Int64
     public var endMs: Int64
-    public var endReason: String
+    public var endReason: EndReason
     public var objects: Int64
     public var bytes: Int64
     public var verified: Int64
@@ -129,7 +160,7 @@ public struct SessionBody: Codable, Equatable, Sendable {
     /// The decode units used ("cpu", "gpu:<device>", "player" when the player decoded).
     public var decodeUnits: [String]
 
-    public init(startMs: Int64, endMs: Int64, endReason: String, objects: Int64, bytes: Int64, verified: Int64,
+    public init(startMs: Int64, endMs: Int64, endReason: EndReason, objects: Int64, bytes: Int64, verified: Int64,
                 relayed: Int64, withheld: Int64, adClaims: Int64, decodeUnits: [String]) {
         self.startMs = startMs
         self.endMs = endMs
@@ -151,20 +182,22 @@ public struct AuditRecord: Codable, Equatable, Sendable {
         case adClaim(AdClaimBody)
         case session(SessionBody)
 
-        public var type: String {
+        public var type: RecordType {
             switch self {
-            case .ack: return "ack"
-            case .adClaim: return "ad_claim"
-            case .session: return "session"
+            case .ack: return .ack
+            case .adClaim: return .adClaim
+            case .session: return .session
             }
         }
     }
+
+    public enum RecordType: String, Codable, CaseIterable, Sendable { case ack, adClaim = "ad_claim", session }
 
     public var sessionId: String
     public var seq: Int64
     /// Hex SHA-256 of the previous record's payload bytes (record 0: of the binding's).
     public var prev: String
-    public var type: String
+    public var type: RecordType
     public var ack: AckBody?
     public var adClaim: AdClaimBody?
     public var session: SessionBody?
@@ -184,9 +217,9 @@ public struct AuditRecord: Codable, Equatable, Sendable {
     /// nil unless exactly the body `type` names is present.
     public var body: Body? {
         switch (type, ack, adClaim, session) {
-        case ("ack", let a?, nil, nil): return .ack(a)
-        case ("ad_claim", nil, let c?, nil): return .adClaim(c)
-        case ("session", nil, nil, let s?): return .session(s)
+        case (.ack, let a?, nil, nil): return .ack(a)
+        case (.adClaim, nil, let c?, nil): return .adClaim(c)
+        case (.session, nil, nil, let s?): return .session(s)
         default: return nil
         }
     }
@@ -201,21 +234,8 @@ enum PayloadCoding {
         return [UInt8](d)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], at: String) throws(AuditBundleError) -> T {
-        let d = JSONDecoder()
-        d.keyDecodingStrategy = .convertFromSnakeCase
-        do { return try d.decode(type, from: Data(bytes)) } catch {
-            throw .malformed(at: at, reason: "payload does not decode: \(describe(error))")
-        }
-    }
-
-    private static func describe(_ error: Error) -> String {
-        switch error as? DecodingError {
-        case .keyNotFound(let k, _)?: return "missing field \(k.stringValue)"
-        case .typeMismatch(_, let c)?, .valueNotFound(_, let c)?, .dataCorrupted(let c)?:
-            let path = c.codingPath.map { $0.stringValue }.joined(separator: ".")
-            return path.isEmpty ? c.debugDescription : "\(path): \(c.debugDescription)"
-        default: return "\(error)"
-        }
+    /// Parses a signed payload strictly (I-JSON, §2.1) into the statement `T` reads.
+    static func decode<T: PayloadDecodable>(_: T.Type, _ bytes: [UInt8], at: String) throws(AuditBundleError) -> T {
+        try T(fields: IJSONFields(parsing: bytes, at: at))
     }
 }

@@ -49,20 +49,18 @@ public struct Envelope: Equatable, Sendable {
 
     public func encoded() -> [UInt8] { JSONText.encode(jsonObject) }
 
-    /// Reads an envelope from a parsed JSON value; `at` names it in errors ("records[3]").
-    public static func from(json: Any, at: String) throws(AuditBundleError) -> Envelope {
-        guard let o = json as? [String: Any] else { throw .malformed(at: at, reason: "not a JSON object") }
-        guard let type = o["payloadType"] as? String else { throw .malformed(at: at + ".payloadType", reason: "missing or not a string") }
-        guard let p64 = o["payload"] as? String else { throw .malformed(at: at + ".payload", reason: "missing or not a string") }
-        let payload = try strictBase64(p64, at: at + ".payload")
-        guard let sigs = o["signatures"] as? [Any], sigs.count == 1, let s = sigs[0] as? [String: Any] else {
+    /// Reads an envelope from a strictly parsed JSON value; `at` names it in errors ("records[3]").
+    public static func from(json: IJSON, at: String) throws(AuditBundleError) -> Envelope {
+        let o = try IJSONFields(json, at: at)
+        let type = try o.string("payloadType")
+        let payload = try strictBase64(try o.string("payload"), at: at + ".payload")
+        let sigs = try o.array("signatures")
+        guard sigs.count == 1 else {
             throw .malformed(at: at + ".signatures", reason: "must be an array of exactly one signature object")
         }
-        guard let keyID = s["keyid"] as? String, Hex.decode(keyID)?.count == 32 else {
-            throw .malformed(at: at + ".signatures[0].keyid", reason: "must be 64 lowercase hex digits")
-        }
-        guard let s64 = s["sig"] as? String else { throw .malformed(at: at + ".signatures[0].sig", reason: "missing or not a string") }
-        let sig = try strictBase64(s64, at: at + ".signatures[0].sig")
+        let s = try IJSONFields(sigs[0], at: at + ".signatures[0]")
+        let keyID = try s.hex("keyid", bytes: 32)
+        let sig = try strictBase64(try s.string("sig"), at: at + ".signatures[0].sig")
         guard sig.count == Ed25519PrivateKey.signatureLength else {
             throw .malformed(at: at + ".signatures[0].sig", reason: "an Ed25519 signature is 64 bytes, got \(sig.count)")
         }

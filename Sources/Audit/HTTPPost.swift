@@ -15,8 +15,8 @@ public enum HTTPPostError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .transport(let u, let c, let m): return "POST \(u): transfer failed (curl \(c)): \(m)"
-        case .responseTooLarge(let u, let l): return "POST \(u): response larger than \(l) bytes"
+        case .transport(let u, let c, let m): return "POST \(Redaction.url(u)): transfer failed (curl \(c)): \(Redaction.message(m))"
+        case .responseTooLarge(let u, let l): return "POST \(Redaction.url(u)): response larger than \(l) bytes"
         }
     }
 }
@@ -27,7 +27,7 @@ enum HTTPPost {
     static func post(_ url: String, body: [UInt8], contentType: String, timeoutSeconds: Int = 30,
                      responseLimit: Int = 1 << 20) throws -> HTTPPostResult {
         _ = globalInit
-        guard let h = curl_easy_init() else { throw HTTPPostError.transport(url: url, code: -1, message: "curl_easy_init failed") }
+        guard let h = curl_easy_init() else { throw HTTPPostError.transport(url: Redaction.url(url), code: -1, message: "curl_easy_init failed") }
         defer { curl_easy_cleanup(h) }
         let sink = ResponseSink(limit: responseLimit)
         var headers: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Content-Type: \(contentType)")
@@ -52,11 +52,11 @@ enum HTTPPost {
                 return withExtendedLifetime(sink) { curl_easy_perform(h) }
             }
         }
-        if sink.overflowed { throw HTTPPostError.responseTooLarge(url: url, limit: responseLimit) }
+        if sink.overflowed { throw HTTPPostError.responseTooLarge(url: Redaction.url(url), limit: responseLimit) }
         guard code == CURLE_OK else {
             var message = String(cString: errorBuffer)
             if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
-            throw HTTPPostError.transport(url: url, code: Int(code.rawValue), message: message)
+            throw HTTPPostError.transport(url: Redaction.url(url), code: Int(code.rawValue), message: Redaction.message(message))
         }
         var status = 0
         _ = waih_curl_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)

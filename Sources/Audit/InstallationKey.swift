@@ -20,13 +20,13 @@ public enum AuditPaths {
 public enum InstallationKey {
     /// Reads the key file at `path`, creating it (mode 0600, never replacing one) when absent.
     public static func loadOrCreate(path: String) throws -> Ed25519PrivateKey {
-        if FileManager.default.fileExists(atPath: path) { return try KeyFile.read(path: path) }
+        if FileManager.default.fileExists(atPath: path) { return try PrivateKeyFile.read(path: path) }
         let dir = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let key = try Ed25519PrivateKey.generate()
         do { try KeyFile.write(key, path: path) } catch {
             // Another process created it first: use that one.
-            if FileManager.default.fileExists(atPath: path) { return try KeyFile.read(path: path) }
+            if FileManager.default.fileExists(atPath: path) { return try PrivateKeyFile.read(path: path) }
             throw error
         }
         return key

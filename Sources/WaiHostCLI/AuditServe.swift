@@ -8,7 +8,8 @@ import Glibc
 enum AuditServe {
     static let help = """
         usage: waihost audit serve --db sqlite:PATH|postgres://… --key OWNER_KEYFILE
-                                   [--port N] [--bind ADDR] [--max-connections N] [--trust HEX]...
+                                   [--port N] [--bind ADDR] [--max-connections N] [--max-upload-mb N]
+                                   [--trust HEX]...
 
         Runs the collector: POST /v1/sessions (audit bundles), GET|POST /v1/cmcd (CMCD reports).
         A bundle is acknowledged, signed with the owner key, only after it is durably committed.
@@ -18,6 +19,8 @@ enum AuditServe {
           --port N             TCP port (default 8480; 0 picks a free one)
           --bind ADDR          IPv4 address to listen on (default 127.0.0.1)
           --max-connections N  concurrent connections (default 256)
+          --max-upload-mb N    request bodies held at once, all connections together
+                               (default 256, at least 16); beyond it uploads get 503
           --trust HEX          accept only bindings by these installation keys (repeatable;
                                default: any installation key whose binding verifies)
 
@@ -32,6 +35,7 @@ enum AuditServe {
         var bind = "127.0.0.1"
         var connections = CollectorServer.defaultConnectionLimit
         var trusted: Set<Ed25519PublicKey>?
+        var uploadBudget = CollectorServer.defaultUploadBudget
         while let a = args.next() {
             switch a {
             case "--db": db = try args.value(for: a)
@@ -45,6 +49,11 @@ enum AuditServe {
                     throw UsageError(message: "--max-connections needs 1…4096")
                 }
                 connections = n
+            case "--max-upload-mb":
+                guard let n = Int(try args.value(for: a)), n >= 16, n <= 1 << 20 else {
+                    throw UsageError(message: "--max-upload-mb needs 16…1048576")
+                }
+                uploadBudget = n << 20
             case "--trust":
                 guard let k = try? Ed25519PublicKey(hex: try args.value(for: a)) else {
                     throw UsageError(message: "--trust needs 64 lowercase hex digits")
@@ -57,7 +66,7 @@ enum AuditServe {
         guard let keyPath = keyPath else { throw UsageError(message: "missing --key OWNER_KEYFILE") }
         let location: StoreLocation
         do { location = try StoreLocation(parsing: dbText) } catch { throw UsageError(message: "\(error)") }
-        let key = try KeyFile.read(path: keyPath)
+        let key = try PrivateKeyFile.read(path: keyPath)
 
         // Blocked before any thread starts, so only the sigwait below receives them.
         var stopSignals = sigset_t()
@@ -69,7 +78,8 @@ enum AuditServe {
 
         let store = try location.open()
         let server = try CollectorServer(service: CollectorService(store: store, ownerKey: key, trustedInstallationKeys: trusted),
-                                         port: port, bindAddress: bind, connectionLimit: connections)
+                                         port: port, bindAddress: bind, connectionLimit: connections,
+                                         uploadBudget: uploadBudget)
         let shown: String
         switch location {
         case .sqlite(let p): shown = "sqlite:" + p

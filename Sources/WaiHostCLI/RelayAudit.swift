@@ -48,39 +48,77 @@ struct AuditCLIOptions {
         }
         guard let owner = owner else { throw UsageError(message: "--collector needs --owner") }
         let dir = AuditPaths.directory()
-        let key = try installationKeyPath.map { try KeyFile.read(path: $0) }
+        let key = try installationKeyPath.map { try PrivateKeyFile.read(path: $0) }
             ?? InstallationKey.loadOrCreate(path: AuditPaths.installationKey(in: dir))
-        let spool = try AuditSpool(directory: AuditPaths.spool(in: dir))
+        let spool = try AuditSpool(root: AuditPaths.spool(in: dir), owner: owner)
         let delivery = AuditDelivery(collector: collector, owner: owner, spool: spool) { event in
             switch event {
-            case .delivered(let id, let status): Output.err("waihost relay: audit bundle \(id) acknowledged (\(status))")
+            case .delivered(let id, let status): Output.err("waihost relay: audit bundle \(id) acknowledged (\(status.rawValue))")
             case .failed(let id, let reason, let retry):
-                Output.err("waihost relay: audit bundle \(id) not delivered, retry in \(Int(retry)) s: \(reason)")
+                Output.err("waihost relay: audit bundle \(id) not delivered, retry in \(Int(retry)) s: \(Redaction.message(reason))")
+            case .heldInMemory(let id, let reason):
+                Output.err("waihost relay: audit bundle \(id) could not be spooled, held in memory until acknowledged: \(reason)")
+            case .recovered(let id):
+                Output.err("waihost relay: audit bundle \(id) recovered from the journal of a relay that ended without finishing it")
+            case .unrecoverable(let id, let reason):
+                Output.err("waihost relay: audit journal \(id) left in the spool, cannot be read: \(reason)")
             }
         }
-        let recorder = try AuditRecorder(installationKey: key, owner: owner) { [delivery] line in delivery.postCMCD(line) }
         delivery.start()
-        return RelayAuditing(recorder: recorder, delivery: delivery, waitSeconds: deliverWaitSeconds)
+        let custody = EvidenceCustody(delivery: delivery)
+        var target = collector
+        while target.hasSuffix("/") { target.removeLast() }
+        let cmcd = CMCDSender(target: target + "/v1/cmcd")
+        let recorder = try AuditRecorder(installationKey: key, owner: owner, sink: custody) { [cmcd] event in cmcd.send(event) }
+        if let f = custody.journalFailure {
+            Output.err("waihost relay: audit journal not written (\(f)); this session's evidence is in memory until delivered")
+        }
+        return RelayAuditing(recorder: recorder, custody: custody, cmcd: cmcd, waitSeconds: deliverWaitSeconds)
     }
 }
 
 struct RelayAuditing {
     let recorder: AuditRecorder
-    let delivery: AuditDelivery
+    let custody: EvidenceCustody
+    let cmcd: CMCDSender
     let waitSeconds: Double
+    var delivery: AuditDelivery { custody.delivery }
 
-    func finish(endReason: EndReason, json: Bool) {
+    /// Exit status 3: some evidence was neither acknowledged nor spooled, so it is lost when
+    /// the relay exits (docs/cli.md). Spooled and unacknowledged is 0: the next run posts it.
+    static let evidenceLost: Int32 = 3
+
+    /// Ends the session's last bundle, waits for delivery; returns the exit status.
+    func finish(endReason: EndReason, json: Bool) -> Int32 {
+        var status = ExitCode.ok
         do {
-            let bytes = try recorder.finish(endReason: endReason)
-            try delivery.submit(bytes, sessionId: recorder.sessionId)
-            let path = delivery.spool.path(of: recorder.sessionId)
-            if !delivery.waitUntilDelivered(seconds: waitSeconds) {
-                Output.err("waihost relay: audit bundle \(recorder.sessionId) still spooled at \(path); it is posted on the next run")
-            }
+            _ = try recorder.finish(endReason: endReason)
         } catch {
-            Output.err("waihost relay: audit bundle \(recorder.sessionId) could not be spooled: \(error)")
+            Output.err("waihost relay: audit bundle \(recorder.sessionId) could not be signed: \(error)")
+            status = Self.evidenceLost
+        }
+        if let f = custody.journalFailure {
+            Output.err("waihost relay: audit journal stopped being written (\(f)); a crash would have lost this session's evidence")
+        }
+        if !delivery.waitUntilDelivered(seconds: waitSeconds) {
+            let lost = delivery.heldInMemory
+            for id in lost {
+                if let journal = custody.intactJournal(of: id) {
+                    Output.err("waihost relay: audit bundle \(id) NOT delivered and NOT spooled (the spool refused it); its journal \(journal) holds it and the next run recovers it")
+                } else {
+                    Output.err("waihost relay: audit bundle \(id) NOT delivered and NOT spooled (the spool refused it): its evidence is lost when the relay exits")
+                }
+            }
+            if !lost.isEmpty { status = Self.evidenceLost }
+            for id in delivery.spool.pending() {
+                Output.err("waihost relay: audit bundle \(id) still spooled at \(delivery.spool.path(of: id)); it is posted on the next run")
+            }
         }
         delivery.stop()
+        // CMCD is not evidence: a few seconds to send what is queued (the ended report), then go.
+        _ = cmcd.flush(seconds: min(5, waitSeconds))
+        cmcd.stop()
+        return status
     }
 }
 

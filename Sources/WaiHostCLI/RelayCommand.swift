@@ -146,8 +146,7 @@ enum RelayCommand: Command {
         let reason = session.ended?.rawValue ?? "closed"
         session.close()
         Output.err(json ? "{\"ended\":\"\(reason)\"}" : "waihost relay: session ended (\(reason))")
-        if let a = auditing { a.finish(endReason: session.ended ?? .closed, json: json) }
-        return ExitCode.ok
+        return auditing?.finish(endReason: session.ended ?? .closed, json: json) ?? ExitCode.ok
     }
 }
 

@@ -110,7 +110,7 @@ final class AuditCLITests: XCTestCase {
         let keyFile = dir.path + "/installation.key"
         try KeyFile.write(Fixture.installation, path: keyFile)
         let env = ["WAIHOST_CACHE_DIR": dir.path + "/cache"]
-        let spool = dir.path + "/cache/audit/spool"
+        let spool = dir.path + "/cache/audit/spool/" + Fixture.owner.publicKey.hex
 
         // First run: the collector refuses everything; the relay exits with the bundle spooled.
         let down = try TestCollector(failures: Int.max)
@@ -135,7 +135,7 @@ final class AuditCLITests: XCTestCase {
                                            trustedInstallationKeys: [Fixture.installation.publicKey])
             XCTAssertEqual(v.sessionId, id)
             XCTAssertEqual(v.acks.count, 3, "playlist and two segments")
-            XCTAssertEqual(v.session.endReason, "closed")
+            XCTAssertEqual(v.session.endReason, .closed)
         }
         // CMCD from the second session reached the collector (best effort, but nothing fails here).
         XCTAssertTrue(up.cmcd.contains { $0.hasPrefix("e=ps,") }, "\(up.cmcd)")

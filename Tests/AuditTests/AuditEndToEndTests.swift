@@ -57,7 +57,7 @@ final class AuditEndToEndTests: XCTestCase {
         XCTAssertEqual(relayed.status, 0, relayed.stderr)
         XCTAssertTrue(relayed.stderr.contains("waihost relay: session ended (idle_timeout)"), relayed.stderr)
         XCTAssertTrue(relayed.stderr.contains("acknowledged (stored)"), relayed.stderr)
-        let spool = dir.path + "/cache/audit/spool"
+        let spool = dir.path + "/cache/audit/spool/" + Fixture.owner.publicKey.hex
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".bundle") }, [],
                        "acknowledged bundle left in the spool")
 
@@ -91,7 +91,7 @@ final class AuditEndToEndTests: XCTestCase {
         let v = try AuditBundle.verify(row.bytes, owner: Fixture.owner.publicKey,
                                        trustedInstallationKeys: [Fixture.installation.publicKey])
         XCTAssertEqual(v.sessionId, row.sessionID)
-        XCTAssertEqual(v.session.endReason, "idle_timeout")
+        XCTAssertEqual(v.session.endReason, .idleTimeout)
         XCTAssertEqual(row.digest, SHA256.digest(row.bytes))
         _ = try CollectorAcknowledgement.verify(row.acknowledgement, owner: Fixture.owner.publicKey,
                                                 sessionId: row.sessionID, bundleSha256: SHA256.hex(row.bytes))
@@ -104,19 +104,28 @@ final class AuditEndToEndTests: XCTestCase {
         XCTAssertEqual(verified, 0, verifyLog)
 
         // Every segment the player fetched is acknowledged with the file's size and SHA-256.
-        XCTAssertTrue(v.acks.contains { $0.kind == "playlist" && $0.uri == origin.url("index.m3u8") }, "\(v.acks)")
+        XCTAssertTrue(v.acks.contains { $0.kind == .playlist && $0.uri == origin.url("index.m3u8") }, "\(v.acks)")
         for name in segments {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stream + "/" + name)))
             let acks = v.acks.filter { $0.uri == origin.url(name) }
             XCTAssertEqual(acks.count, 1, "acks for \(name): \(acks)")
             guard let ack = acks.first else { continue }
-            XCTAssertEqual(ack.kind, "object", name)
+            XCTAssertEqual(ack.kind, .object, name)
             XCTAssertEqual(ack.sha256, SHA256.hex(bytes), name)
             XCTAssertEqual(ack.size, Int64(bytes.count), name)
-            XCTAssertNotEqual(ack.outcome, "withheld", "\(name): \(ack)")
+            XCTAssertNotEqual(ack.outcome, .withheld, "\(name): \(ack)")
         }
         XCTAssertEqual(v.session.withheld, 0)
         XCTAssertEqual(v.session.objects, Int64(v.acks.count))
+
+        // CMCD v2 event mode reached the collector, passed its checks, numbered from 0: the play
+        // states, a response received for every fetch, msd once.
+        let cmcd = try store.cmcdReports(sessionID: row.sessionID)
+        XCTAssertEqual(cmcd.map { $0.sequence }, (0..<Int64(cmcd.count)).map { $0 })
+        XCTAssertEqual(cmcd.filter { $0.body.hasPrefix("e=ps,") }.map { $0.body.contains("sta=s,") ? "s" : $0.body.contains("sta=p,") ? "p" : "e" },
+                       ["s", "p", "e"], "\(cmcd.map { $0.body })")
+        XCTAssertEqual(cmcd.filter { $0.body.hasPrefix("e=rr,") }.count, v.acks.count, "\(cmcd.map { $0.body })")
+        XCTAssertEqual(cmcd.filter { $0.body.contains("msd=") }.count, 1)
     }
 
     struct RelayRun { var status: Int32; var stderr: String; var playerLog: String }

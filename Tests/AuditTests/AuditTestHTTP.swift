@@ -71,7 +71,7 @@ final class TestCollector: @unchecked Sendable {
             return HTTPResponse(status: 400, body: ArraySlice("\(error)".utf8))
         }
         lock.lock()
-        let status = storedBundles[v.sessionId] == nil ? "stored" : "duplicate"
+        let status: CollectorAcknowledgement.Status = storedBundles[v.sessionId] == nil ? .stored : .duplicate
         storedBundles[v.sessionId] = req.body
         lock.unlock()
         let ack = CollectorAcknowledgement(sessionId: v.sessionId, bundleSha256: v.bundleSha256, status: status, storedMs: 1)

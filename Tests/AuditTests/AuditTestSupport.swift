@@ -11,12 +11,12 @@ enum Fixture {
     static let stranger = try! Ed25519PrivateKey(seed: [UInt8](repeating: 3, count: 32))
 
     static func ack(_ n: Int) -> AckBody {
-        AckBody(uri: "http://127.0.0.1:1/seg\(n).ts", effectiveUri: "http://127.0.0.1:1/seg\(n).ts", kind: "object",
-                sha256: SHA256.hex([UInt8(n)]), size: Int64(100 + n), outcome: "verified", reason: nil,
+        AckBody(uri: "http://127.0.0.1:1/seg\(n).ts", effectiveUri: "http://127.0.0.1:1/seg\(n).ts", kind: .object,
+                sha256: SHA256.hex([UInt8(n)]), size: Int64(100 + n), outcome: .verified, reason: nil,
                 detail: nil, timeMs: 1_764_000_000_000 + Int64(n))
     }
 
-    static let summary = SessionBody(startMs: 1_764_000_000_000, endMs: 1_764_000_010_000, endReason: "closed",
+    static let summary = SessionBody(startMs: 1_764_000_000_000, endMs: 1_764_000_010_000, endReason: .closed,
                                      objects: 3, bytes: 303, verified: 3, relayed: 0, withheld: 0, adClaims: 0,
                                      decodeUnits: ["player"])
 

@@ -119,8 +119,17 @@ final class TestPostgres {
         port = try Self.freePort()
         uri = "postgres://waihost@127.0.0.1:\(port)/postgres"
         try run([Self.bin + "/initdb", "-D", folder.path + "/data", "-U", "waihost", "-A", "trust", "--no-sync"], what: "initdb")
+        try start()
+    }
+
+    func start() throws {
         try run([Self.bin + "/pg_ctl", "-D", folder.path + "/data", "-w", "-t", "60", "-l", folder.path + "/log",
                  "-o", "-p \(port) -k \(folder.path) -h 127.0.0.1 -c fsync=on -c synchronous_commit=on", "start"], what: "pg_ctl start")
+    }
+
+    /// As a crash would: every connection dropped, nothing shut down cleanly.
+    func stop() throws {
+        try run([Self.bin + "/pg_ctl", "-D", folder.path + "/data", "-m", "immediate", "-w", "stop"], what: "pg_ctl stop")
     }
 
     deinit {
@@ -250,7 +259,8 @@ final class Locked<T>: @unchecked Sendable {
 /// posix_spawn and waitpid: Foundation's Process did not reap pg_ctl here (it stayed a zombie
 /// while waitUntilExit waited), so the tests spawn and wait themselves.
 enum Spawn {
-    static func start(_ argv: [String], output: String) throws -> pid_t {
+    /// `environment`: added to this process's environment for the child.
+    static func start(_ argv: [String], output: String, environment: [String: String] = [:]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -260,7 +270,11 @@ enum Spawn {
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { cEnv.forEach { free($0) } }
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw ClientError(description: "spawn \(argv[0]): \(String(cString: strerror(rc)))") }
         return pid
     }

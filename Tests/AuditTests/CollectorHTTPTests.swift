@@ -40,7 +40,7 @@ final class CollectorHTTPTests: XCTestCase {
         XCTAssertEqual(first.status, 200, first.text)
         let ack = try CollectorAcknowledgement.verify(first.body, owner: Fixture.owner.publicKey, sessionId: sid,
                                                       bundleSha256: SHA256.hex(bytes))
-        XCTAssertEqual(ack.status, "stored")
+        XCTAssertEqual(ack.status, .stored)
         let stored = try XCTUnwrap(try store.bundle(sessionID: sid))
         XCTAssertEqual(stored.bytes, bytes)
         XCTAssertEqual(stored.acknowledgement, first.body)
@@ -122,13 +122,14 @@ final class CollectorHTTPTests: XCTestCase {
         XCTAssertEqual(r1.text, "{\"duplicate\":0,\"stored\":1}")
         XCTAssertEqual(try TestHTTP.send(port: port, method: "GET", target: query).text, "{\"duplicate\":1,\"stored\":0}")
 
-        let events = "e=ps,sid=\"\(sid)\",sn=2,sta=s\r\ne=ps,sid=\"\(sid)\",sn=1,sta=p\ne=ps,sid=\"\(sid)\",sn=3,bl=(100 200)\n"
+        let events = "e=ps,sid=\"\(sid)\",sn=2,sta=s,ts=1764000000001,v=2\r\ne=ps,sid=\"\(sid)\",sn=1,sta=p,ts=1,v=2\n"
+            + "bl=(100;v 200;a),e=t,sid=\"\(sid)\",sn=3,ts=1764000000002,v=2\n"
         let r2 = try TestHTTP.send(port: port, method: "POST", target: "/v1/cmcd", contentType: "application/cmcd",
                                    body: Array(events.utf8))
         XCTAssertEqual(r2.status, 200, r2.text)
         XCTAssertEqual(r2.text, "{\"duplicate\":1,\"stored\":2}")
 
-        let json = "[{\"sid\":\"\(sid)\",\"sn\":4,\"e\":\"ps\",\"br\":[100,200]},{\"sid\":\"\(sid)\",\"sn\":3,\"bs\":true}]"
+        let json = "[{\"sid\":\"\(sid)\",\"sn\":4,\"e\":\"ps\",\"sta\":\"p\",\"ts\":5,\"v\":2,\"br\":[100,200]},{\"sid\":\"\(sid)\",\"sn\":3,\"bs\":true}]"
         let r3 = try TestHTTP.send(port: port, method: "POST", target: "/v1/cmcd", contentType: "application/json; charset=utf-8",
                                    body: Array(json.utf8))
         XCTAssertEqual(r3.status, 200, r3.text)
@@ -137,7 +138,7 @@ final class CollectorHTTPTests: XCTestCase {
         XCTAssertEqual(stored.map { $0.sequence }, [1, 2, 3, 4])
         guard stored.count == 4 else { return }
         XCTAssertEqual(stored[0].body, line)
-        XCTAssertEqual(stored[3].body, "{\"br\":[100,200],\"e\":\"ps\",\"sid\":\"\(sid)\",\"sn\":4}")
+        XCTAssertEqual(stored[3].body, "{\"br\":[100,200],\"e\":\"ps\",\"sid\":\"\(sid)\",\"sn\":4,\"sta\":\"p\",\"ts\":5,\"v\":2}")
     }
 
     private func refusesBadCMCD(_ port: UInt16, _ store: CollectorStore) throws {
@@ -160,7 +161,7 @@ final class CollectorHTTPTests: XCTestCase {
         }
         XCTAssertEqual(try TestHTTP.send(port: port, method: "GET", target: "/v1/cmcd").status, 400)
         let posts: [(String, String, Int)] = [
-            ("application/cmcd", "sid=\"\(sid)\",sn=5\nsid=\"\(sid)\",sn=oops\n", 400),  // one bad line: none stored
+            ("application/cmcd", "e=t,sid=\"\(sid)\",sn=5,ts=1,v=2\nsid=\"\(sid)\",sn=oops\n", 400),  // one bad line: none stored
             ("application/cmcd", "\n\n", 400),
             ("application/json", "{\"sid\":\"\(sid)\",\"sn\":1.5}", 400),
             ("application/json", "{\"sid\":\"\(sid)\",\"sn\":true}", 400),

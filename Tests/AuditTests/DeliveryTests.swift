@@ -12,17 +12,20 @@ final class DeliveryTests: XCTestCase {
 
     func testSpoolWritesWholeFilesAndListsThem() throws {
         let dir = try TempDir()
-        let spool = try AuditSpool(directory: dir.path + "/spool")
+        let spool = try AuditSpool(root: dir.path + "/spool", owner: Fixture.owner.publicKey)
         let a = AuditChain.newSessionId(), b = AuditChain.newSessionId()
         try spool.store([1, 2, 3], sessionId: a)
         try spool.store([4], sessionId: b)
         XCTAssertEqual(Set(spool.pending()), [a, b])
         XCTAssertEqual(try spool.read(a), [1, 2, 3])
-        // A temporary file a crash left behind is removed at the next start, never delivered.
-        FileManager.default.createFile(atPath: dir.path + "/spool/.tmp-\(a)-1", contents: Data([9]))
-        let again = try AuditSpool(directory: dir.path + "/spool")
+        // A temporary file a crash left behind (unlocked, over a minute old) is removed at the
+        // next start, never delivered.
+        let temp = spool.directory + "/.tmp-\(a)-1-000000000000"
+        FileManager.default.createFile(atPath: temp, contents: Data([9]))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: temp)
+        let again = try AuditSpool(root: dir.path + "/spool", owner: Fixture.owner.publicKey)
         XCTAssertEqual(Set(again.pending()), [a, b])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path + "/spool/.tmp-\(a)-1"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temp))
         try again.remove(a)
         XCTAssertEqual(again.pending(), [b])
         XCTAssertThrowsError(try spool.store([1], sessionId: "../x")) {
@@ -38,14 +41,14 @@ final class DeliveryTests: XCTestCase {
 
         // First run: spooled, never started (the process "died" before posting).
         let first = AuditDelivery(collector: collector.base, owner: Fixture.owner.publicKey,
-                                  spool: try AuditSpool(directory: dir.path), backoff: fast)
+                                  spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast)
         try first.submit(bytes, sessionId: chain.sessionId)
         XCTAssertEqual(collector.postCount, 0)
 
         // Second run: the spool is scanned at start; three 503s, then the acknowledgement.
         let events = EventLog()
         let second = AuditDelivery(collector: collector.base + "/", owner: Fixture.owner.publicKey,
-                                   spool: try AuditSpool(directory: dir.path), backoff: fast) { events.add($0) }
+                                   spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast) { events.add($0) }
         second.start()
         defer { second.stop() }
         XCTAssertTrue(second.waitUntilDelivered(seconds: 120), "not delivered: \(events.all)")
@@ -54,7 +57,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(second.spool.pending(), [])
         let all = events.all
         XCTAssertEqual(all.count, 4)
-        XCTAssertEqual(all.last, .delivered(sessionId: chain.sessionId, status: "stored"))
+        XCTAssertEqual(all.last, .delivered(sessionId: chain.sessionId, status: .stored))
         for (i, e) in all.dropLast().enumerated() {
             guard case .failed(let id, let reason, let retry) = e else { return XCTFail("\(e)") }
             XCTAssertEqual(id, chain.sessionId)
@@ -68,7 +71,7 @@ final class DeliveryTests: XCTestCase {
         let collector = try TestCollector(failures: 0, signer: Fixture.stranger)
         let chain = try Fixture.chain()
         let d = AuditDelivery(collector: collector.base, owner: Fixture.owner.publicKey,
-                              spool: try AuditSpool(directory: dir.path), backoff: fast)
+                              spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast)
         try d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
         XCTAssertThrowsError(try d.deliver(sessionId: chain.sessionId)) {
             XCTAssertEqual($0 as? AcknowledgementError,
@@ -86,7 +89,7 @@ final class DeliveryTests: XCTestCase {
         let port = closed.port
         closed.stop()
         let d = AuditDelivery(collector: "http://127.0.0.1:\(port)", owner: Fixture.owner.publicKey,
-                              spool: try AuditSpool(directory: dir.path), backoff: fast)
+                              spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast)
         try d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
         XCTAssertThrowsError(try d.deliver(sessionId: chain.sessionId)) {
             guard case .transport? = $0 as? HTTPPostError else { return XCTFail("\($0)") }

@@ -36,7 +36,7 @@ final class IndependentVerifierTests: XCTestCase {
 
         var c = try AuditChain(installationKey: Fixture.installation, owner: Fixture.owner.publicKey)
         try c.append(.ack(Fixture.ack(0)))
-        try c.append(.adClaim(AdClaimBody(marker: "daterange", id: "ad-1", adClass: "com.apple.hls.interstitial",
+        try c.append(.adClaim(AdClaimBody(marker: .daterange, id: "ad-1", adClass: "com.apple.hls.interstitial",
                                           startDate: "2026-11-30T00:00:00Z", scte35Cmd: nil, scte35Out: "0xFC30",
                                           scte35In: nil, plannedDurationMs: 8000,
                                           segments: [AdSegment(uri: "http://x/a.ts", sha256: SHA256.hex([1]), durationMs: 4000)],

@@ -17,7 +17,8 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(made, 0, log)
         let origin = try FolderOrigin(root: dir.path)
         let lines = CMCDLines()
-        let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey) { lines.add($0) }
+        let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey,
+                                         cmcdIntervalSeconds: nil) { lines.add($0) }
         let session = try RelaySession(origin: origin.url("index.m3u8"), observer: recorder)
         let (played, playLog) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", session.playerURL,
                                                                   "-map", "0", "-f", "framemd5", "-y", "/dev/null"])
@@ -38,21 +39,26 @@ final class RecorderTests: XCTestCase {
             let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + name)))
             XCTAssertEqual(ack.sha256, SHA256.hex(file), name)
             XCTAssertEqual(ack.size, Int64(file.count), name)
-            XCTAssertEqual(ack.outcome, "relayed", name)
-            XCTAssertEqual(ack.kind, name.hasSuffix(".m3u8") ? "playlist" : "object")
+            XCTAssertEqual(ack.outcome, .relayed, name)
+            XCTAssertEqual(ack.kind, name.hasSuffix(".m3u8") ? .playlist : .object)
         }
-        XCTAssertEqual(v.session.endReason, "closed")
+        XCTAssertEqual(v.session.endReason, .closed)
         XCTAssertEqual(v.session.objects, 4)
         XCTAssertEqual(v.session.relayed, 4)
         XCTAssertEqual(v.session.withheld, 0)
         XCTAssertEqual(v.session.bytes, v.acks.reduce(0) { $0 + $1.size })
         XCTAssertEqual(v.session.decodeUnits, ["player"])
         XCTAssertEqual(v.adClaims, [])
-        // CMCD event mode: starting, playing, ended, numbered from 0.
+        // CMCD event mode (docs/collector.md §CMCD rules): starting, playing, ended; a response
+        // received for each fetch; msd once, on playing. Each report passes the collector's checks.
         let sent = lines.all
-        XCTAssertEqual(sent.map { $0.split(separator: ",").filter { $0.hasPrefix("sta=") || $0.hasPrefix("sn=") } },
-                       [["sn=0", "sta=s"], ["sn=1", "sta=p"], ["sn=2", "sta=e"]])
-        XCTAssertTrue(sent.allSatisfy { $0.hasPrefix("e=ps,sid=\"\(recorder.sessionId)\",") && $0.hasSuffix(",v=2") })
+        XCTAssertEqual(sent.filter { $0.type == "ps" }.map { $0.keys["sta"] }, [.token("s"), .token("p"), .token("e")])
+        XCTAssertEqual(sent.filter { $0.type == "rr" }.compactMap { $0.keys["url"] },
+                       ([origin.url("index.m3u8")] + segmentNames.map { origin.url($0) }).map { .string($0) })
+        XCTAssertEqual(sent.filter { $0.keys["msd"] != nil }.map { $0.keys["sta"] }, [.token("p")])
+        XCTAssertTrue(sent.allSatisfy { $0.keys["sid"] == .string(recorder.sessionId) && $0.keys["v"] == .integer(2) })
+        let body = sent.enumerated().map { $1.line(sn: Int64($0)) }.joined(separator: "\n")
+        XCTAssertEqual(try CMCDParser.parseEventBody(Array(body.utf8)).map { $0.sequence }, (0..<Int64(sent.count)).map { $0 })
     }
 
     func testAdClaimsFromDateRangeAndCueMarkers() throws {
@@ -100,15 +106,15 @@ final class RecorderTests: XCTestCase {
             AdSegment(uri: origin.url(n + ".ts"), sha256: SHA256.hex(Array("segment \(n)".utf8)), durationMs: ms)
         }
         XCTAssertEqual(v.adClaims, [
-            AdClaimBody(marker: "daterange", id: "ad-1", adClass: "com.example.ad", startDate: "2026-11-30T00:00:04.000Z",
+            AdClaimBody(marker: .daterange, id: "ad-1", adClass: "com.example.ad", startDate: "2026-11-30T00:00:04.000Z",
                         scte35Cmd: nil, scte35Out: "0xFC302000", scte35In: nil, plannedDurationMs: 6500,
                         segments: [seg("a0", 4000), seg("a1", 2500)], presentedMs: 4000),
-            AdClaimBody(marker: "cue", id: "cue-4", adClass: nil, startDate: nil, scte35Cmd: nil, scte35Out: nil,
+            AdClaimBody(marker: .cue, id: "cue-4", adClass: nil, startDate: nil, scte35Cmd: nil, scte35Out: nil,
                         scte35In: nil, plannedDurationMs: 4000, segments: [seg("b0", 4000)], presentedMs: 4000),
         ])
         XCTAssertEqual(v.session.adClaims, 2)
         XCTAssertEqual(v.session.objects, 7)
-        XCTAssertEqual(v.records.map { $0.type }, Array(repeating: "ack", count: 7) + ["ad_claim", "ad_claim", "session"])
+        XCTAssertEqual(v.records.map { $0.type }, Array(repeating: .ack, count: 7) + [.adClaim, .adClaim, .session])
     }
 
     func testWithheldObjectIsAcknowledgedWithItsReason() throws {
@@ -129,17 +135,17 @@ final class RecorderTests: XCTestCase {
         session.end(reason: .notVisible)
         let v = try AuditBundle.verify(try recorder.finish())
         let ack = try XCTUnwrap(v.acks.last)
-        XCTAssertEqual(ack.outcome, "withheld")
+        XCTAssertEqual(ack.outcome, .withheld)
         XCTAssertEqual(ack.sha256, SHA256.hex(body))
         XCTAssertNotNil(ack.reason)
         XCTAssertEqual(v.session.withheld, 1)
-        XCTAssertEqual(v.session.endReason, "not_visible")
+        XCTAssertEqual(v.session.endReason, .notVisible)
     }
 }
 
 final class CMCDLines: @unchecked Sendable {
     private let lock = NSLock()
-    private var list: [String] = []
-    func add(_ l: String) { lock.lock(); list.append(l); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return list }
+    private var list: [CMCDEvent] = []
+    func add(_ l: CMCDEvent) { lock.lock(); list.append(l); lock.unlock() }
+    var all: [CMCDEvent] { lock.lock(); defer { lock.unlock() }; return list }
 }

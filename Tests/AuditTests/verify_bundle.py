@@ -17,6 +17,20 @@ class Bad(Exception):
     pass
 
 
+
+def _no_duplicates(pairs):
+    # docs/audit-bundle.md §2.1 (RFC 7493 §2.3): a member name twice is refused, never "the last wins".
+    names = [k for k, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError("duplicate member name")
+    return dict(pairs)
+
+
+def strict_loads(data):
+    if isinstance(data, (bytes, bytearray)):
+        data = bytes(data).decode("utf-8")  # UTF-8 only: UTF-16 and invalid bytes raise
+    return json.loads(data, object_pairs_hook=_no_duplicates)
+
 def b64(text, where):
     raw = base64.b64decode(text, validate=True)
     if base64.b64encode(raw).decode() != text:
@@ -47,7 +61,7 @@ def envelope(e, where, key_hex=None):
 def verify(data, owner=None):
     if len(data) > 16 << 20:
         raise Bad("bundle too large")
-    b = json.loads(data)
+    b = strict_loads(data)
     if set(b) != {"version", "session_id", "owner", "binding", "records"} or b["version"] != 1:
         raise Bad("bundle: bad top level")
     if owner is not None and b["owner"] != owner:
@@ -55,7 +69,7 @@ def verify(data, owner=None):
     if b["binding"]["payloadType"] != BINDING:
         raise Bad("binding: wrong payloadType")
     inst, bp = envelope(b["binding"], "binding")
-    binding = json.loads(bp)
+    binding = strict_loads(bp)
     if binding["installation_key"] != inst or binding["session_id"] != b["session_id"] or binding["owner"] != b["owner"]:
         raise Bad("binding: does not match the bundle")
     session_key = binding["session_key"]
@@ -68,7 +82,7 @@ def verify(data, owner=None):
         if e["payloadType"] != RECORD:
             raise Bad(f"records[{i}]: wrong payloadType")
         _, p = envelope(e, f"records[{i}]", session_key)
-        r = json.loads(p)
+        r = strict_loads(p)
         if r["session_id"] != b["session_id"]:
             raise Bad(f"records[{i}]: another session")
         if r["seq"] != i:

@@ -18,6 +18,8 @@ public enum CMCDError: Error, Equatable, Sendable, CustomStringConvertible {
     case syntax(report: Int, offset: Int, reason: String)
     case missingKey(report: Int, key: String)
     case badValue(report: Int, key: String, reason: String)
+    /// A JSON body refused at `path` ("[2].sn").
+    case json(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum CMCDError: Error, Equatable, Sendable, CustomStringConvertible {
         case .syntax(let r, let o, let why): return "CMCD report \(r), offset \(o): \(why)"
         case .missingKey(let r, let k): return "CMCD report \(r): required key \(k) missing"
         case .badValue(let r, let k, let why): return "CMCD report \(r): key \(k): \(why)"
+        case .json(let p, let why): return "CMCD JSON at \(p): \(why)"
         }
     }
 }
@@ -47,13 +50,14 @@ public enum CMCDParser {
             guard let text = String(validating: line, as: UTF8.self) else {
                 throw .syntax(report: i, offset: 0, reason: "not UTF-8")
             }
-            out.append(try parseKeyList(text, report: i))
+            out.append(try parseKeyList(text, report: i, event: true))
         }
         return out
     }
 
-    /// One CMCD key list (`br=3200,sid="…",sn=4`), as sent in `?CMCD=` or one event line.
-    public static func parseKeyList(_ text: String, report: Int = 0) throws(CMCDError) -> CMCDReport {
+    /// One CMCD key list (`br=3200,sid="…",sn=4`), as sent in `?CMCD=` or one event line;
+    /// `event`: also the event-mode rules (CMCDKeys.checkEvent).
+    public static func parseKeyList(_ text: String, report: Int = 0, event: Bool = false) throws(CMCDError) -> CMCDReport {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count <= CMCDLimits.reportBytes else {
@@ -63,11 +67,12 @@ public enum CMCDParser {
         let pairs = try scanner.pairs()
         var sid: String?
         var sn: Int64?
-        var seen = Set<String>()
+        var values: [String: CMCDValue] = [:]
         for (key, value) in pairs {
-            guard seen.insert(key).inserted else {
+            guard values.updateValue(value, forKey: key) == nil else {
                 throw .badValue(report: report, key: key, reason: "appears twice")
             }
+            try CMCDKeys.check(key, value, report: report)
             if key == "sid" {
                 guard case .string(let s) = value else { throw .badValue(report: report, key: key, reason: "must be a quoted string") }
                 sid = s
@@ -76,46 +81,50 @@ public enum CMCDParser {
                 sn = n
             }
         }
+        if event { try CMCDKeys.checkEvent(values, report: report) }
         return try keyed(sid: sid, sn: sn, body: text, report: report)
     }
 
-    /// A JSON object, or an array of them; each object's keys are CMCD keys.
+    /// A JSON object, or an array of them; each object's keys are CMCD keys. Parsed as strict
+    /// I-JSON (the reader bundles use): duplicate keys, trailing commas, non-UTF-8 are refused.
     public static func parseJSONBody(_ body: [UInt8]) throws(CMCDError) -> [CMCDReport] {
-        let list: [[String: JSONValue]]
-        if let one = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) {
-            list = [one]
-        } else if let many = try? JSONDecoder().decode([[String: JSONValue]].self, from: Data(body)) {
-            list = many
-        } else {
-            throw .syntax(report: 0, offset: 0, reason: "not a JSON object or array of objects (truncated?)")
+        let root: IJSON
+        do { root = try IJSON.parse(body, root: "") } catch {
+            throw .json(path: error.path.isEmpty ? "$" : error.path, reason: "\(error.reason) (byte \(error.offset))")
+        }
+        let list: [(IJSON, String)]
+        switch root {
+        case .object: list = [(root, "$")]
+        case .array(let a): list = a.enumerated().map { ($1, "[\($0)]") }
+        default: throw .json(path: "$", reason: "not a JSON object or array of objects")
         }
         guard !list.isEmpty else { throw .empty }
         guard list.count <= CMCDLimits.reportsPerRequest else {
             throw .tooMany(count: list.count, limit: CMCDLimits.reportsPerRequest)
         }
         var out: [CMCDReport] = []
-        for (i, object) in list.enumerated() {
+        for (i, (value, path)) in list.enumerated() {
+            guard case .object(let object) = value else { throw .json(path: path, reason: "not a JSON object") }
             var sid: String?
             var sn: Int64?
-            for (key, value) in object {
-                guard isKey(Array(key.utf8)) else { throw .syntax(report: i, offset: 0, reason: "\(key) is not a CMCD key") }
-                if key == "sid" {
-                    guard case .string(let s) = value else { throw .badValue(report: i, key: key, reason: "must be a string") }
-                    sid = s
-                } else if key == "sn" {
-                    guard case .integer(let n) = value else { throw .badValue(report: i, key: key, reason: "must be an integer") }
-                    sn = n
-                }
+            var sorted = IJSONObject()
+            var values: [String: CMCDValue] = [:]
+            for m in object.members.sorted(by: { $0.name < $1.name }) {
+                let at = path == "$" ? m.name : path + "." + m.name
+                guard isKey(Array(m.name.utf8)) else { throw .json(path: at, reason: "\(m.name) is not a CMCD key") }
+                let v = CMCDKeys.fromJSON(m.name, try CMCDValue(json: m.value, path: at))
+                try CMCDKeys.check(m.name, v, report: i)
+                values[m.name] = v
+                if m.name == "sid", case .string(let s) = v { sid = s }
+                if m.name == "sn", case .integer(let n) = v { sn = n }
+                _ = sorted.add(m.name, m.value)
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let canonical = try? encoder.encode(object) else {
-                throw .badValue(report: i, key: "", reason: "not representable as JSON")
+            if values["e"] != nil { try CMCDKeys.checkEvent(values, report: i) }
+            let canonical = IJSON.object(sorted).encoded
+            guard canonical.utf8.count <= CMCDLimits.reportBytes else {
+                throw .tooLong(report: i, bytes: canonical.utf8.count, limit: CMCDLimits.reportBytes)
             }
-            guard canonical.count <= CMCDLimits.reportBytes else {
-                throw .tooLong(report: i, bytes: canonical.count, limit: CMCDLimits.reportBytes)
-            }
-            out.append(try keyed(sid: sid, sn: sn, body: String(decoding: canonical, as: UTF8.self), report: i))
+            out.append(try keyed(sid: sid, sn: sn, body: canonical, report: i))
         }
         return out
     }
@@ -137,35 +146,30 @@ public enum CMCDParser {
     }
 }
 
-/// A JSON value that keeps booleans, integers and other numbers apart.
-enum JSONValue: Codable, Equatable {
-    case bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue])
-
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int64.self) { self = .integer(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "CMCD values are booleans, numbers, strings or lists") }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .bool(let b): try c.encode(b)
-        case .integer(let i): try c.encode(i)
-        case .number(let d): try c.encode(d)
-        case .string(let s): try c.encode(s)
-        case .array(let a): try c.encode(a)
-        }
-    }
-}
-
 /// A CMCD value in key-list form.
 enum CMCDValue: Equatable {
     case integer(Int64), decimal(String), string(String), token(String), boolean(Bool), list([CMCDValue])
+
+    /// The JSON form (CTA-5004 §3.3 JSON): numbers, strings, booleans, arrays of them. A JSON
+    /// string stands for a string or a token; CMCDKeys tells which the key wants.
+    init(json: IJSON, path: String) throws(CMCDError) {
+        switch json {
+        case .bool(let b): self = .boolean(b)
+        case .string(let s): self = .string(s)
+        case .number(let n):
+            if let i = n.integer { self = .integer(i) }
+            else if !n.text.contains(where: { $0 == "e" || $0 == "E" }) { self = .decimal(n.text) }
+            else { throw .json(path: path, reason: "number \(n.text) with an exponent") }
+        case .array(let a):
+            var items: [CMCDValue] = []
+            for (i, e) in a.enumerated() {
+                if case .array = e { throw .json(path: "\(path)[\(i)]", reason: "nested list") }
+                items.append(try CMCDValue(json: e, path: "\(path)[\(i)]"))
+            }
+            self = .list(items)
+        case .null, .object: throw .json(path: path, reason: "CMCD values are numbers, strings, booleans or lists")
+        }
+    }
 }
 
 /// Reads `key[=value]` pairs separated by commas (RFC 8941 dictionary syntax without parameters).
@@ -201,7 +205,25 @@ struct KeyListScanner {
         }
     }
 
+    /// An item or inner list, then its parameters (`;key` or `;key=value`, RFC 8941 §3.1.2),
+    /// which CMCD v2 uses for object types in lists (`br=(3200;v 128;a)`).
     private mutating func item(allowList: Bool) throws(CMCDError) -> CMCDValue {
+        let v = try bareItem(allowList: allowList)
+        while i < bytes.count, bytes[i] == 0x3b {
+            i += 1
+            let start = i
+            while i < bytes.count, bytes[i] != 0x3d, bytes[i] != 0x3b, bytes[i] != 0x2c, bytes[i] != 0x20, bytes[i] != 0x29 { i += 1 }
+            guard CMCDParser.isKey(Array(bytes[start..<i])) else { throw fail(start, "expected a parameter key") }
+            if i < bytes.count, bytes[i] == 0x3d {
+                i += 1
+                let p = try bareItem(allowList: false)
+                if case .list = p { throw fail(i, "a parameter value cannot be a list") }
+            }
+        }
+        return v
+    }
+
+    private mutating func bareItem(allowList: Bool) throws(CMCDError) -> CMCDValue {
         guard i < bytes.count else { throw fail(i, "value missing") }
         let c = bytes[i]
         if c == 0x22 { return try string() }

@@ -27,8 +27,11 @@ public final class CollectorService: @unchecked Sendable {
             case "POST": return postCMCD(request)
             default: return Self.refuse(405, "CMCD is GET ?CMCD= or POST", allow: "GET, POST")
             }
+        case "/health":
+            guard request.method == "GET" || request.method == "HEAD" else { return Self.refuse(405, "GET /health", allow: "GET, HEAD") }
+            return health()
         default:
-            return Self.refuse(404, "no endpoint \(request.path); the collector serves /v1/sessions and /v1/cmcd")
+            return Self.refuse(404, "no endpoint \(request.path); the collector serves /v1/sessions, /v1/cmcd and /health")
         }
     }
 
@@ -53,14 +56,14 @@ public final class CollectorService: @unchecked Sendable {
         let ack: [UInt8]
         do {
             ack = try CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: Hex.encode(digest),
-                                               status: "stored", storedMs: now).signed(by: ownerKey)
+                                               status: .stored, storedMs: now).signed(by: ownerKey)
         } catch {
             return Self.refuse(500, "cannot sign the acknowledgement: \(error)")
         }
         var records: [StoredRecord] = []
         records.reserveCapacity(verified.records.count)
         for (r, e) in zip(verified.records, parsed.records) {
-            records.append(StoredRecord(type: r.type, sequence: r.seq, fields: String(decoding: e.payload, as: UTF8.self)))
+            records.append(StoredRecord(type: r.type.rawValue, sequence: r.seq, fields: String(decoding: e.payload, as: UTF8.self)))
         }
         let submission = BundleSubmission(sessionID: verified.sessionId, lastSequence: records.last?.sequence ?? -1,
                                           digest: digest, bytes: bytes, records: records,
@@ -129,7 +132,36 @@ public final class CollectorService: @unchecked Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: ArraySlice(body.utf8))
     }
 
+    // MARK: health
+
+    /// 200 `{"status":"ok"}` when the store takes writes, else 503 `{"reason":…,"status":"degraded"}`.
+    private func health() -> HTTPResponse {
+        let body: String, status: Int
+        switch store.health() {
+        case .ok:
+            status = 200
+            body = "{\"status\":\"ok\"}"
+        case .degraded(let reason):
+            status = 503
+            body = IJSON.object(Self.object([("reason", .string(Self.oneLine(reason))), ("status", .string("degraded"))])).encoded
+        }
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                            body: ArraySlice((body + "\n").utf8))
+    }
+
+    private static func object(_ members: [(String, IJSON)]) -> IJSONObject {
+        var o = IJSONObject()
+        for (k, v) in members { _ = o.add(k, v) }
+        return o
+    }
+
     // MARK: helpers
+
+    /// Store and libpq messages span lines; every answer is one line.
+    static func oneLine(_ s: String) -> String {
+        s.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
 
     /// The Content-Type without parameters, lowercased; nil when absent.
     static func mediaType(_ request: HTTPRequest) -> String? {
@@ -141,7 +173,7 @@ public final class CollectorService: @unchecked Sendable {
     static func refuse(_ status: Int, _ reason: String, allow: String? = nil) -> HTTPResponse {
         var headers = [("Content-Type", "text/plain; charset=utf-8")]
         if let a = allow { headers.append(("Allow", a)) }
-        return HTTPResponse(status: status, headers: headers, body: ArraySlice((reason + "\n").utf8))
+        return HTTPResponse(status: status, headers: headers, body: ArraySlice((oneLine(reason) + "\n").utf8))
     }
 }
 
@@ -152,12 +184,18 @@ public final class CollectorServer: @unchecked Sendable {
     public var port: UInt16 { http.port }
 
     public static let defaultConnectionLimit: UInt32 = 256
+    /// Request bodies held at once, all connections together (docs/collector.md §Limits).
+    public static let defaultUploadBudget = 256 << 20
+    public let uploads: BodyBudget
 
     public init(service: CollectorService, port: UInt16 = 0, bindAddress: String = "127.0.0.1",
-                connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit) throws {
+                connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit,
+                uploadBudget: Int = CollectorServer.defaultUploadBudget) throws {
         self.service = service
+        uploads = BodyBudget(limit: max(uploadBudget, AuditLimits.bundleBytes))
         http = try HTTPServer(port: port, bindAddress: bindAddress, connectionTimeoutSeconds: 30,
-                              connectionLimit: connectionLimit, maxRequestBody: AuditLimits.bundleBytes) { [service] request in
+                              connectionLimit: connectionLimit, maxRequestBody: AuditLimits.bundleBytes,
+                              bodyBudget: uploads) { [service] request in
             service.handle(request)
         }
     }

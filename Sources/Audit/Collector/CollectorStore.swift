@@ -85,6 +85,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case open(location: String, reason: String)
     case statement(sql: String, reason: String)
     case corrupt(what: String)
+    /// No working connection to the database now (it restarted, or is down); being re-established.
+    case unavailable(location: String, reason: String)
 
     public var description: String {
         switch self {
@@ -92,6 +94,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .open(let l, let r): return "cannot open database \(l): \(r)"
         case .statement(let sql, let r): return "database statement failed (\(sql.prefix(60))…): \(r)"
         case .corrupt(let w): return "database holds an unreadable \(w)"
+        case .unavailable(let l, let r): return "database \(l) unavailable: \(r)"
         }
     }
 }
@@ -105,7 +108,14 @@ public protocol CollectorStore: AnyObject, Sendable {
     func allBundles() throws -> [StoredBundle]
     func records(sessionID: String) throws -> [StoredRecord]
     func cmcdReports(sessionID: String) throws -> [CMCDReport]
+    /// Whether the store can take a write now (GET /health).
+    func health() -> StoreHealth
     func close()
+}
+
+public enum StoreHealth: Equatable, Sendable {
+    case ok
+    case degraded(reason: String)
 }
 
 /// `sqlite:PATH` or `postgres://…` / `postgresql://…` (a libpq connection URI).

@@ -1,7 +1,10 @@
 // The store for when one machine is not enough: PostgreSQL through libpq, with
 // synchronous_commit on (a COMMIT returns after the WAL is flushed) and the same unique keys
 // as SQLite, so several collectors can share one database and still accept a bundle once.
+// A lost connection (the server restarted) is re-established with backoff; meanwhile requests
+// get 503 and /health says degraded (docs/collector.md §Health).
 import CPostgres
+import Foundation
 import WaiCrypto
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +15,11 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     private let lock = StoreMutex()
     private let location: String
     private var committer: GroupCommit<StoreJob, StoreJobOutcome>!
+    /// Reconnection backoff: the next attempt is not before `nextAttempt` (monotonic seconds).
+    private var backoffSeconds = 0.0
+    private var nextAttempt = 0.0
+    private var lastError: String?
+    static let minBackoff = 0.05, maxBackoff = 5.0
 
     static let schema = [
         """
@@ -41,8 +49,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         }
         conn = c
         do {
-            try exec("SET synchronous_commit = on")
-            try exec("SET client_min_messages = warning")
+            try configureSession()
             // CREATE TABLE IF NOT EXISTS races with a second collector starting at once; a lock makes it safe.
             try exec("BEGIN")
             try exec("SELECT pg_advisory_xact_lock(7263541)")
@@ -57,6 +64,66 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     deinit { close() }
+
+    /// What every connection (the first and each re-established one) is set to.
+    private func configureSession() throws {
+        try exec("SET synchronous_commit = on")
+        try exec("SET client_min_messages = warning")
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// With the lock held: a working connection, or why there is none. A connection found
+    /// broken is reset (libpq reconnects with the same parameters), at most once per backoff
+    /// interval (doubling from 50 ms to 5 s), so an outage costs the server one attempt per
+    /// interval, not one per request.
+    private func ensureConnected() throws {
+        guard let c = conn else { throw StoreError.unavailable(location: location, reason: "store closed") }
+        if PQstatus(c) == CONNECTION_OK { return }
+        let t = Self.now()
+        guard t >= nextAttempt else {
+            throw StoreError.unavailable(location: location, reason: (lastError ?? "connection lost") + "; reconnecting")
+        }
+        PQreset(c)
+        if PQstatus(c) == CONNECTION_OK, (try? configureSession()) != nil {
+            backoffSeconds = 0
+            lastError = nil
+            return
+        }
+        lastError = String(cString: PQerrorMessage(c)).oneLine
+        backoffSeconds = min(Self.maxBackoff, max(Self.minBackoff, backoffSeconds * 2))
+        nextAttempt = t + backoffSeconds
+        throw StoreError.unavailable(location: location, reason: (lastError ?? "connection lost") + "; reconnecting")
+    }
+
+    /// Runs `body` on a working connection; when the connection breaks during it (the server
+    /// restarted under an idle connection), reconnects and runs it once more. Safe for the
+    /// batches: nothing was acknowledged, and every insert is ON CONFLICT DO NOTHING.
+    private func withConnection<T>(_ body: () throws -> T) throws -> T {
+        try ensureConnected()
+        do { return try body() } catch {
+            guard let c = conn, PQstatus(c) != CONNECTION_OK else { throw error }
+            lastError = "\(error)"
+            nextAttempt = 0
+            try ensureConnected()
+            return try body()
+        }
+    }
+
+    public func health() -> StoreHealth {
+        lock.locked {
+            do {
+                try withConnection { try exec("SELECT 1") }
+                return .ok
+            } catch {
+                return .degraded(reason: "\(error)".oneLine)
+            }
+        }
+    }
 
     public func close() {
         lock.locked {
@@ -74,7 +141,22 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
-        lock.locked { runBatchTransaction(jobs, begin: "BEGIN", exec: exec, run: run) }
+        lock.locked {
+            do { try ensureConnected() } catch { return jobs.map { _ in .failure(error) } }
+            var results = runBatchTransaction(jobs, begin: "BEGIN", exec: exec, run: run)
+            // The connection broke under the batch: nothing was acknowledged, so reconnect
+            // and run it once more (ON CONFLICT makes a commit that did land a duplicate).
+            if let c = conn, PQstatus(c) != CONNECTION_OK {
+                nextAttempt = 0
+                do {
+                    try ensureConnected()
+                    results = runBatchTransaction(jobs, begin: "BEGIN", exec: exec, run: run)
+                } catch {
+                    results = jobs.map { _ in .failure(error) }
+                }
+            }
+            return results
+        }
     }
 
     private func run(_ job: StoreJob) throws -> StoreJobOutcome {
@@ -112,36 +194,36 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     public func bundle(sessionID: String) throws -> StoredBundle? {
-        try lock.locked { try bundleLocked(sessionID: sessionID) }
+        try lock.locked { try withConnection { try bundleLocked(sessionID: sessionID) } }
     }
 
     public func allBundles() throws -> [StoredBundle] {
         try lock.locked {
-            try query("""
+            try withConnection { try query("""
                 SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
                 ORDER BY session_id
-                """, []).map(Self.bundleRow)
+                """, []).map(Self.bundleRow) }
         }
     }
 
     public func records(sessionID: String) throws -> [StoredRecord] {
         try lock.locked {
-            try query("""
+            try withConnection { try query("""
                 SELECT type, seq, fields FROM records WHERE session_id=$1 ORDER BY seq
                 """, [sessionID]).map { row in
                 guard let seq = Int64(row[1]) else { throw StoreError.corrupt(what: "record seq") }
                 return StoredRecord(type: row[0], sequence: seq, fields: row[2])
-            }
+            } }
         }
     }
 
     public func cmcdReports(sessionID: String) throws -> [CMCDReport] {
         try lock.locked {
-            try query("SELECT session_id, sequence, body FROM cmcd WHERE session_id=$1 ORDER BY sequence",
+            try withConnection { try query("SELECT session_id, sequence, body FROM cmcd WHERE session_id=$1 ORDER BY sequence",
                       [sessionID]).map { row in
                 guard let seq = Int64(row[1]) else { throw StoreError.corrupt(what: "cmcd sequence") }
                 return CMCDReport(sessionID: row[0], sequence: seq, body: row[2])
-            }
+            } }
         }
     }
 
@@ -216,7 +298,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     private func errorText(_ r: OpaquePointer?) -> String {
         let fromResult = r.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         let text = fromResult.isEmpty ? String(cString: PQerrorMessage(conn)) : fromResult
-        return text.trimmingTrailingNewlines()
+        return text.oneLine
     }
 
     /// A URI may carry a password; error messages and logs get it without.
@@ -234,5 +316,12 @@ extension String {
         var s = self
         while s.last == "\n" || s.last == "\r" { s.removeLast() }
         return s
+    }
+
+    /// libpq's messages span lines ("server closed the connection unexpectedly\n\tThis
+    /// probably means…"); answers and logs carry them on one.
+    var oneLine: String {
+        split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }

@@ -33,6 +33,10 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
 
     public init(path: String) throws {
         self.path = path
+        // Created 0600 before SQLite opens it: the -wal and -shm files SQLite makes take the
+        // database file's mode, so the whole store is private to the collector's user.
+        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created >= 0 { Glibc.close(created) }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let h = handle else {
@@ -109,6 +113,17 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
         }
         return existing.digest == b.digest ? .duplicate(acknowledgement: existing.acknowledgement)
             : .conflict(existingDigest: existing.digest)
+    }
+
+    public func health() -> StoreHealth {
+        lock.locked {
+            do {
+                _ = try queryText("SELECT 1")
+                return .ok
+            } catch {
+                return .degraded(reason: "\(error)")
+            }
+        }
     }
 
     public func bundle(sessionID: String) throws -> StoredBundle? {

@@ -34,11 +34,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// libmicrohttpd's idle timeout.
     public init(port requested: UInt16 = 0, bindAddress: String = "127.0.0.1",
                 connectionTimeoutSeconds: UInt32 = 60, connectionLimit: UInt32 = 64,
-                maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil,
+                maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil, bodyBudget: BodyBudget? = nil,
                 handler: @escaping Handler) throws {
         let (fd, bound) = try Self.listener(address: bindAddress, port: requested)
         let watch = slowClients.map { ConnectionWatch($0, limit: Int(connectionLimit)) }
-        box = HandlerBox(handler, maxBody: maxRequestBody, watch: watch)
+        box = HandlerBox(handler, maxBody: maxRequestBody, watch: watch, budget: bodyBudget)
         port = bound
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_POLL.rawValue
@@ -141,10 +141,13 @@ final class HandlerBox: @unchecked Sendable {
     let handler: HTTPServer.Handler
     let maxBody: Int
     let watch: ConnectionWatch?
-    init(_ handler: @escaping HTTPServer.Handler, maxBody: Int, watch: ConnectionWatch?) {
+    let budget: BodyBudget?
+    init(_ handler: @escaping HTTPServer.Handler, maxBody: Int, watch: ConnectionWatch? = nil,
+         budget: BodyBudget? = nil) {
         self.handler = handler
         self.maxBody = maxBody
         self.watch = watch
+        self.budget = budget
     }
 }
 
@@ -165,6 +168,12 @@ private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection
 final class UploadState {
     var body: [UInt8] = []
     var tooLarge = false
+    /// The body budget was spent: answered 503, the rest read and dropped.
+    var overBudget = false
+    /// Bytes reserved from `budget`, given back when the request is done.
+    var reserved = 0
+    weak var budget: BodyBudget?
+    deinit { if reserved > 0 { budget?.release(reserved) } }
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
@@ -175,6 +184,30 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     guard let conCls = conCls, let p = conCls.pointee else { return }
     conCls.pointee = nil
     Unmanaged<UploadState>.fromOpaque(p).release()
+}
+
+/// Reserves what the next `next` bytes of `upload` will occupy: at the first chunk the declared
+/// Content-Length (bounded by `max`; the array is sized to it once), later only what a chunked
+/// upload outgrows. False when the budget cannot take it.
+private func reserveBody(_ upload: UploadState, _ budget: BodyBudget, _ connection: OpaquePointer,
+                         next: Int, max: Int) -> Bool {
+    if upload.reserved == 0, upload.body.isEmpty,
+       let v = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+       let declared = Int(String(cString: v)), declared >= next, declared <= max {
+        guard budget.reserve(declared) else { return false }
+        upload.reserved = declared
+        upload.budget = budget
+        upload.body.reserveCapacity(declared)
+        return true
+    }
+    let needed = upload.body.count + next
+    guard needed > upload.reserved else { return true }
+    // Chunked: the array may double, so reserve twice what it holds.
+    let more = min(2 * needed, 2 * max) - upload.reserved
+    guard more > 0, budget.reserve(more) else { return false }
+    upload.reserved += more
+    upload.budget = budget
+    return true
 }
 
 /// A small pthread mutex: the relay's shared state is touched from libmicrohttpd's threads.
@@ -217,9 +250,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let upload = Unmanaged<UploadState>.fromOpaque(statePointer).takeUnretainedValue()
     if let uploadSize = uploadSize, uploadSize.pointee != 0 {
         // Past the limit the rest is read and dropped, so the client still gets its 413.
-        if box.maxBody > 0, !upload.tooLarge, let data = uploadData {
+        if box.maxBody > 0, !upload.tooLarge, !upload.overBudget, let data = uploadData {
             if upload.body.count + uploadSize.pointee > box.maxBody {
                 upload.tooLarge = true
+                upload.body = []
+            } else if let budget = box.budget, !reserveBody(upload, budget, connection, next: uploadSize.pointee, max: box.maxBody) {
+                upload.overBudget = true
                 upload.body = []
             } else {
                 data.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
@@ -243,6 +279,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if upload.tooLarge {
         response = HTTPResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
                                 body: ArraySlice("request body larger than \(box.maxBody) bytes\n".utf8))
+    } else if upload.overBudget, let budget = box.budget {
+        response = HTTPResponse(status: 503, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", "1")],
+                                body: ArraySlice("busy: uploads in progress hold the body budget of \(budget.limit) bytes; retry\n".utf8))
     } else {
         let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
                                   path: url.map { String(cString: $0) } ?? "/",
