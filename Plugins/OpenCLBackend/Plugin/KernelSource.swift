@@ -33,74 +33,116 @@ inline uint isqrt_u(uint n) {
     return root;
 }
 
-#define ARGS(XT, BT, YT) __global const XT *x, __global YT *y, __global const BT *b2, __global const int *b3, int16 p
+#define ARGS(XT, BT, YT) __global const XT *x, __global YT *y, __global const BT *b2, __global const int *b3, \
+                         __global const int *b4, __global const int *b5, int16 p
 #define ITEM uint id = (uint)get_global_id(0); if (id >= (uint)p.s0) return;
 
-#define STORE8(YT, acc)                                                         \
-    if (o0 + 0 < cout) y[(uint)(o0 + 0) * plane + rest] = (YT)acc.s0;           \
-    if (o0 + 1 < cout) y[(uint)(o0 + 1) * plane + rest] = (YT)acc.s1;           \
-    if (o0 + 2 < cout) y[(uint)(o0 + 2) * plane + rest] = (YT)acc.s2;           \
-    if (o0 + 3 < cout) y[(uint)(o0 + 3) * plane + rest] = (YT)acc.s3;           \
-    if (o0 + 4 < cout) y[(uint)(o0 + 4) * plane + rest] = (YT)acc.s4;           \
-    if (o0 + 5 < cout) y[(uint)(o0 + 5) * plane + rest] = (YT)acc.s5;           \
-    if (o0 + 6 < cout) y[(uint)(o0 + 6) * plane + rest] = (YT)acc.s6;           \
-    if (o0 + 7 < cout) y[(uint)(o0 + 7) * plane + rest] = (YT)acc.s7;
+// S4.3 requantize of one value: clamp(rnd(a*m, s), lo, hi).
+inline int requantize1(int a, int m, int s, int lo, int hi) { return min(max(rnd(a * m, s), lo), hi); }
 
-// S4.1 conv2d. One item per output position and group of 8 output channels: each input
-// value loaded feeds 8 accumulators (one int8). Weights are packed by the host as
-// [group][cin][kh][kw][8] (zero channels past cout), bias as [group][8]. Every partial sum
-// fits int32 in any order (S5).
-// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout.
+// The epilogue of both convolutions: 4 output columns (valid where col[k] >= 0) of 8
+// channels o0..o0+7 (stored where < cout), each requantized first when the host fused the
+// requantize node that reads the convolution (p.sb = 1; m in b4, s in b5, [lo, hi] in p.sc, p.sd).
+#define CONV_STORE(YT)                                                          \
+    int lanes[32];                                                              \
+    vstore8(a0, 0, lanes); vstore8(a1, 1, lanes); vstore8(a2, 2, lanes); vstore8(a3, 3, lanes); \
+    for (int k = 0; k < 4; k++) {                                               \
+        if (col[k] < 0) continue;                                               \
+        for (int l = 0; l < 8 && o0 + l < cout; l++) {                          \
+            int o = o0 + l, v = lanes[k * 8 + l];                               \
+            if (p.sb) v = requantize1(v, b4[o], b5[o], p.sc, p.sd);             \
+            y[((uint)o * (uint)ho + (uint)i) * (uint)wo + (uint)col[k]] = (YT)v; \
+        }                                                                       \
+    }
+
+// The inner loop of both convolutions: every input channel for one tap, 8 output channels
+// (one vload8 of the packed weights [group][kh][kw][cin][8]) times 4 input columns idx[k]
+// of row xr, masked to 0 where m[k] = 0 (outside the input, or a column past the output).
+// Every partial sum fits int32 in any order (S5).
+#define CONV_TAP(XT)                                                            \
+    __global const int *wt = b2 + ((((uint)g * (uint)kh + (uint)u) * (uint)kw + (uint)v) * (uint)cin) * 8u; \
+    for (int c = 0; c < cin; c++) {                                             \
+        int8 w8 = vload8(c, wt);                                                \
+        __global const XT *xc = xr + (uint)c * plane;                           \
+        a0 += w8 * ((int)xc[idx[0]] * m[0]);                                    \
+        a1 += w8 * ((int)xc[idx[1]] * m[1]);                                    \
+        a2 += w8 * ((int)xc[idx[2]] * m[2]);                                    \
+        a3 += w8 * ((int)xc[idx[3]] * m[3]);                                    \
+    }
+
+// S4.1 conv2d. One item per group of 8 output channels, output row i and 4 adjacent output
+// columns j0..j0+3 (register blocking: each weight vector loaded serves 4 columns, each
+// input value 8 channels). p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, fused, lo, hi.
 #define CONV2D(XN, YN, XT, YT)                                                  \
 __kernel void conv2d_x##XN##_y##YN(ARGS(XT, int, YT)) {                         \
     ITEM                                                                        \
     int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
     int stride = p.s8, pad = p.s9, cout = p.sa;                                 \
-    uint plane = (uint)(ho * wo), g = id / plane, rest = id - g * plane;        \
-    int i = (int)(rest / (uint)wo), j = (int)rest - i * wo, o0 = (int)g * 8;    \
-    int8 acc = vload8(g, b3);                                                   \
-    int r0 = i * stride - pad, c0 = j * stride - pad;                           \
+    uint blocks = (uint)((wo + 3) / 4), perGroup = (uint)ho * blocks;           \
+    uint g = id / perGroup, rest = id - g * perGroup;                           \
+    int i = (int)(rest / blocks), j0 = (int)(rest - (uint)i * blocks) * 4, o0 = (int)g * 8; \
+    uint plane = (uint)(h * w);                                                 \
+    int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
+    int col[4], idx[4], m[4];                                                   \
+    for (int k = 0; k < 4; k++) col[k] = j0 + k < wo ? j0 + k : -1;             \
+    int r0 = i * stride - pad;                                                  \
     int uLo = max(0, -r0), uHi = min(kh, h - r0);                               \
-    int vLo = max(0, -c0), vHi = min(kw, w - c0);                               \
-    for (int c = 0; c < cin; c++) {                                             \
-        for (int u = uLo; u < uHi; u++) {                                       \
-            int wRow = (((int)g * cin + c) * kh + u) * kw;                      \
-            int xRow = (c * h + r0 + u) * w + c0;                               \
-            for (int v = vLo; v < vHi; v++)                                     \
-                acc += vload8(wRow + v, b2) * (int)x[xRow + v];                 \
+    for (int u = uLo; u < uHi; u++) {                                           \
+        __global const XT *xr = x + (uint)((r0 + u) * w);                       \
+        for (int v = 0; v < kw; v++) {                                          \
+            int any = 0;                                                        \
+            for (int k = 0; k < 4; k++) {                                       \
+                int cc = (j0 + k) * stride - pad + v;                           \
+                m[k] = col[k] >= 0 && cc >= 0 && cc < w;                        \
+                idx[k] = clamp(cc, 0, w - 1);                                   \
+                any |= m[k];                                                    \
+            }                                                                   \
+            if (!any) continue;                                                 \
+            CONV_TAP(XT)                                                        \
         }                                                                       \
     }                                                                           \
-    STORE8(YT, acc)                                                             \
+    CONV_STORE(YT)                                                              \
 }
 
-// S4.2 conv_transpose2d, gathered per output position and group of 8 output channels.
-// Weights packed as [group][cin][kh][kw][8] from w[cin][cout][kh][kw]. The taps with
-// (i + pad - u) >= 0 divisible by stride are u = (i + pad) mod stride + k*stride; every
-// operand of / and % is non-negative.
-// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout.
+// S4.2 conv_transpose2d, gathered. The output columns j with (j + pad - v) divisible by
+// stride share their taps v, so an item takes 4 columns of one phase ph:
+// j = ph + stride*(t0 + k), whose input columns are consecutive, b0 + k. Rows: the taps
+// u = (i + pad) mod stride + n*stride with a = (i + pad - u)/stride in 0...h-1. Every operand
+// of / and % is non-negative (kw*stride is added before dividing and subtracted after).
+// p: as conv2d.
 #define CONVT2D(XN, YN, XT, YT)                                                 \
 __kernel void conv_transpose2d_x##XN##_y##YN(ARGS(XT, int, YT)) {               \
     ITEM                                                                        \
     int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
     int stride = p.s8, pad = p.s9, cout = p.sa;                                 \
-    uint plane = (uint)(ho * wo), g = id / plane, rest = id - g * plane;        \
-    int i = (int)(rest / (uint)wo), j = (int)rest - i * wo, o0 = (int)g * 8;    \
-    int8 acc = vload8(g, b3);                                                   \
-    int ti = i + pad, tj = j + pad;                                             \
-    int uLo = ti % stride, vLo = tj % stride;                                   \
-    int firstU = ti - (h - 1) * stride, firstV = tj - (w - 1) * stride;         \
+    int blocks = ((wo + stride - 1) / stride + 3) / 4;                          \
+    uint perRow = (uint)(stride * blocks), perGroup = (uint)ho * perRow;        \
+    uint g = id / perGroup, rest = id - g * perGroup;                           \
+    int i = (int)(rest / perRow);                                               \
+    rest -= (uint)i * perRow;                                                   \
+    int ph = (int)(rest / (uint)blocks), t0 = (int)(rest - (uint)ph * (uint)blocks) * 4, o0 = (int)g * 8; \
+    uint plane = (uint)(h * w);                                                 \
+    int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
+    int col[4], idx[4], m[4];                                                   \
+    for (int k = 0; k < 4; k++) { int j = ph + stride * (t0 + k); col[k] = j < wo ? j : -1; } \
+    int ti = i + pad;                                                           \
+    int uLo = ti % stride, firstU = ti - (h - 1) * stride;                      \
     if (firstU > uLo) uLo += (firstU - uLo + stride - 1) / stride * stride;     \
-    if (firstV > vLo) vLo += (firstV - vLo + stride - 1) / stride * stride;     \
-    int uHi = min(kh - 1, ti), vHi = min(kw - 1, tj);                           \
-    for (int c = 0; c < cin; c++) {                                             \
-        for (int u = uLo; u <= uHi; u += stride) {                              \
-            int wRow = (((int)g * cin + c) * kh + u) * kw;                      \
-            int xRow = (c * h + (ti - u) / stride) * w;                         \
-            for (int v = vLo; v <= vHi; v += stride)                            \
-                acc += vload8(wRow + v, b2) * (int)x[xRow + (tj - v) / stride]; \
+    int uHi = min(kh - 1, ti);                                                  \
+    for (int u = uLo; u <= uHi; u += stride) {                                  \
+        __global const XT *xr = x + (uint)((ti - u) / stride * w);              \
+        for (int v = (ph + pad) % stride; v < kw; v += stride) {                \
+            int b0 = t0 + (ph + pad - v + kw * stride) / stride - kw, any = 0;  \
+            for (int k = 0; k < 4; k++) {                                       \
+                m[k] = col[k] >= 0 && b0 + k >= 0 && b0 + k < w;                \
+                idx[k] = clamp(b0 + k, 0, w - 1);                               \
+                any |= m[k];                                                    \
+            }                                                                   \
+            if (!any) continue;                                                 \
+            CONV_TAP(XT)                                                        \
         }                                                                       \
     }                                                                           \
-    STORE8(YT, acc)                                                             \
+    CONV_STORE(YT)                                                              \
 }
 
 // S4.3 y = clamp(rnd(x*m[c], s[c]), lo, hi). p: count, plane, lo, hi.
@@ -146,20 +188,38 @@ __kernel void lookup_x##XN##_y##YN(ARGS(XT, int, YT)) {                         
 }
 
 // S4.9 sq[k] = (x[k]*x[k]) >> q; n[c] = beta[c] + sum_k gamma[c][k]*sq[k]; y = rnd(x[c]*isqrt(n[c]), s).
+// n is a 1x1 convolution of the squares: one item per group of 8 channels and 4 adjacent
+// positions, gamma packed by the host as [group][k][8] (zero rows past C), beta as [group][8].
 // |x| <= 46340, so x*x >= 0 fits int32; every partial sum of n fits int32 (S5).
 // p: count, channels, plane, q, s.
 #define INVERSE_GDN(XN, YN, XT, YT)                                             \
 __kernel void inverse_gdn_x##XN##_y##YN(ARGS(XT, int, YT)) {                    \
     ITEM                                                                        \
     int channels = p.s1, q = p.s3, s = p.s4;                                    \
-    uint plane = (uint)p.s2, c = id / plane, pos = id - c * plane;              \
-    int n = b2[c];                                                              \
-    __global const int *row = b3 + c * (uint)channels;                          \
+    uint plane = (uint)p.s2, blocks = (plane + 3u) / 4u, g = id / blocks;       \
+    uint pos0 = (id - g * blocks) * 4u;                                         \
+    int o0 = (int)g * 8;                                                        \
+    int8 n0 = vload8(g, b2), n1 = n0, n2 = n0, n3 = n0;                         \
+    uint idx[4];                                                                \
+    for (int k = 0; k < 4; k++) idx[k] = min(pos0 + (uint)k, plane - 1u);       \
+    __global const int *gt = b3 + g * (uint)channels * 8u;                      \
     for (int k = 0; k < channels; k++) {                                        \
-        int xk = (int)x[(uint)k * plane + pos];                                 \
-        n += row[k] * ((xk * xk) >> q);                                         \
+        int8 g8 = vload8(k, gt);                                                \
+        __global const XT *xc = x + (uint)k * plane;                            \
+        int x0 = (int)xc[idx[0]], x1 = (int)xc[idx[1]], x2 = (int)xc[idx[2]], x3 = (int)xc[idx[3]]; \
+        n0 += g8 * ((x0 * x0) >> q);                                            \
+        n1 += g8 * ((x1 * x1) >> q);                                            \
+        n2 += g8 * ((x2 * x2) >> q);                                            \
+        n3 += g8 * ((x3 * x3) >> q);                                            \
     }                                                                           \
-    y[id] = (YT)rnd((int)x[id] * (int)isqrt_u((uint)n), s);                     \
+    int lanes[32];                                                              \
+    vstore8(n0, 0, lanes); vstore8(n1, 1, lanes); vstore8(n2, 2, lanes); vstore8(n3, 3, lanes); \
+    for (int k = 0; k < 4 && pos0 + (uint)k < plane; k++) {                     \
+        for (int l = 0; l < 8 && o0 + l < channels; l++) {                      \
+            uint at = (uint)(o0 + l) * plane + pos0 + (uint)k;                  \
+            y[at] = (YT)rnd((int)x[at] * (int)isqrt_u((uint)lanes[k * 8 + l]), s); \
+        }                                                                       \
+    }                                                                           \
 }
 
 #define WIDTHS(K) K(16, 16, short, short) K(16, 32, short, int) K(32, 16, int, short) K(32, 32, int, int)

@@ -46,8 +46,9 @@ final class OpenCLPreparedGraph {
             return UnsafePointer(c)
         }
 
+        // A tensor no kernel stores (fused away) keeps its index with a token buffer.
         var buffers: [oclrt_buffer] = spec.tensors.enumerated().map { t, tensor in
-            oclrt_buffer(bytes: UInt64(tensor.count * plan.bits[t] / 8), initial: nil)
+            oclrt_buffer(bytes: plan.unstored.contains(t) ? 4 : UInt64(tensor.count * plan.bits[t] / 8), initial: nil)
         }
         for values in plan.parameters {
             buffers.append(oclrt_buffer(bytes: UInt64(max(1, values.count) * 4), initial: UnsafeRawPointer(try copy(values))))
@@ -56,7 +57,10 @@ final class OpenCLPreparedGraph {
             var out = oclrt_dispatch()
             out.kernel = try cString(d.kernel)
             withUnsafeMutableBytes(of: &out.buffers) { raw in
-                for (k, b) in d.buffers.enumerated() { raw.storeBytes(of: b.map { UInt32($0) } ?? OCLRT_UNUSED, toByteOffset: 4 * k, as: UInt32.self) }
+                for k in 0..<Int(OCLRT_BUFFER_ARGS) {
+                    let b = k < d.buffers.count ? d.buffers[k] : nil
+                    raw.storeBytes(of: b.map { UInt32($0) } ?? OCLRT_UNUSED, toByteOffset: 4 * k, as: UInt32.self)
+                }
             }
             out.items = UInt64(d.items)
             withUnsafeMutableBytes(of: &out.params) { raw in

@@ -112,7 +112,7 @@ static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer 
             snprintf(what, sizeof what, "clCreateKernel(%s)", ds[i].kernel);
             return oclrt_error(err, cap, r, what);
         }
-        for (cl_uint b = 0; b < 4; b++) {
+        for (cl_uint b = 0; b < OCLRT_BUFFER_ARGS; b++) {
             uint32_t index = ds[i].buffers[b];
             if (index != OCLRT_UNUSED && index >= n_buffers)
                 return oclrt_fail(err, cap, OCLRT_INTERNAL, "dispatch %u argument %u names buffer %u of %u", i, b, index, n_buffers);
@@ -126,8 +126,8 @@ static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer 
             return oclrt_fail(err, cap, OCLRT_UNSUPPORTED, "dispatch %u (%s): %llu work items exceed 2^31 - 1", i, ds[i].kernel,
                               (unsigned long long)ds[i].items);
         params.s[0] = (cl_int)ds[i].items;
-        r = cl.clSetKernelArg(g->kernels[i], 4, sizeof params, &params);
-        if (r != CL_SUCCESS) { snprintf(what, sizeof what, "clSetKernelArg(%s, 4)", ds[i].kernel); return oclrt_error(err, cap, r, what); }
+        r = cl.clSetKernelArg(g->kernels[i], OCLRT_BUFFER_ARGS, sizeof params, &params);
+        if (r != CL_SUCCESS) { snprintf(what, sizeof what, "clSetKernelArg(%s, %d)", ds[i].kernel, OCLRT_BUFFER_ARGS); return oclrt_error(err, cap, r, what); }
         /* Work-groups of 64 where the kernel allows (a multiple of every GPU's SIMD width);
          * the global size is rounded up and the kernels ignore the items past the count. */
         size_t most = 0;

@@ -41,11 +41,12 @@ typedef struct oclrt_buffer {
 
 #define OCLRT_UNUSED 0xFFFFFFFFu
 
-/* Every kernel of the program has the same five arguments: buffers 0–3 (a small dummy
+/* Every kernel of the program has the same seven arguments: buffers 0–5 (a small dummy
  * where the kernel reads none) and an int16 of parameters; params[0] is the item count. */
+#define OCLRT_BUFFER_ARGS 6
 typedef struct oclrt_dispatch {
     const char *kernel;
-    uint32_t buffers[4];
+    uint32_t buffers[OCLRT_BUFFER_ARGS];
     uint64_t items;
     int32_t params[16];
 } oclrt_dispatch;
