@@ -13,6 +13,7 @@ let package = Package(
         // Each backend is a shared object installed into plugins.d (docs/backend-abi.md §1).
         .library(name: "WaiCPUBackend", type: .dynamic, targets: ["CPUBackend"]),
         .library(name: "WaiVulkanBackend", type: .dynamic, targets: ["VulkanBackend"]),
+        .library(name: "WaiOpenCLBackend", type: .dynamic, targets: ["OpenCLBackend"]),
     ],
     targets: [
         .target(name: "BackendABI", path: "Sources/BackendABI"),
@@ -50,6 +51,13 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "VulkanBackend", dependencies: ["BackendABI", "BackendDescriptor", "VulkanRuntime"],
                 path: "Plugins/VulkanBackend/Plugin", plugins: ["ShaderPlugin"]),
+
+        // The OpenCL backend: the ICD loader (libOpenCL.so.1) is dlopen'ed (OpenCLRuntime),
+        // never linked; its OpenCL C is built at graph_prepare and cached on disk.
+        .target(name: "OpenCLRuntime", path: "Plugins/OpenCLBackend/Runtime",
+                linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "OpenCLBackend", dependencies: ["BackendABI", "BackendDescriptor", "OpenCLRuntime"],
+                path: "Plugins/OpenCLBackend/Plugin"),
 
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
                     path: "Tests/WaiHostTests"),

@@ -9,6 +9,7 @@ packages=(
   curl                         # HTTP client the relay tests use as a plain (non-player) peer
   libpng-dev                   # PNG output of decoded pictures
   libvulkan-dev mesa-vulkan-drivers vulkan-tools glslang-tools spirv-tools libdrm-dev  # Vulkan backend; lavapipe is a real driver on the CPU
+  opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo  # OpenCL backend: headers to build, the ICD loader it dlopens, PoCL as a real CPU driver, clinfo for the driver matrix
   libmicrohttpd-dev libcurl4-openssl-dev   # relay: loopback server, origin client
   libsqlite3-dev libpq-dev postgresql      # audit collector: SQLite store, PostgreSQL store (tests start their own server)
   python3-cryptography                     # audit tests: the independent bundle verifier (Tests/AuditTests/verify_bundle.py)

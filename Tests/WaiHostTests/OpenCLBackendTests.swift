@@ -1,0 +1,321 @@
+import BackendABI
+import Foundation
+import XCTest
+@testable import WaiHost
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The OpenCL backend plugin (Plugins/OpenCLBackend, libWaiOpenCLBackend.so) on every OpenCL
+/// device of the machine — in CI PoCL's CPU device — against the reference interpreter:
+/// every op of docs/integer-ops.md §4 with narrow tensors stored as short and with the int
+/// fallback, the exactness probe, the golden decodes, the program cache, and the failures a
+/// user sees without a loader or a driver. A machine without an OpenCL device fails these
+/// tests saying so: CI installs pocl-opencl-icd, so a missing device is a broken setup.
+final class OpenCLBackendTests: XCTestCase {
+    override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
+
+    struct Setup: Error, CustomStringConvertible { let description: String }
+
+    static var buildFolder: URL {
+        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
+    }
+
+    static func pluginPath() throws -> String {
+        let path = buildFolder.appendingPathComponent("libWaiOpenCLBackend.so").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw Setup(description: "\(path) is missing: swift build builds it (product WaiOpenCLBackend)")
+        }
+        return path
+    }
+
+    /// One program cache folder for the whole class, never the user's: the program is built
+    /// from source once per run (PoCL compiles slowly) and loaded from there afterwards.
+    private static var programCache: String?
+
+    override func setUpWithError() throws {
+        if Self.programCache.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true {
+            Self.programCache = try IntHyperTestSupport.temporaryDirectory("opencl-program-cache")
+        }
+        setenv("WAI_OPENCL_CACHE_DIR", Self.programCache ?? "", 1)
+    }
+
+    override func tearDown() { unsetenv("WAI_OPENCL_CACHE_DIR") }
+
+    /// The backend opened with WAI_OPENCL_NARROW as given (nil: default, short storage).
+    private func load(narrow: Bool? = nil) throws -> BackendPlugin {
+        let path = try Self.pluginPath()
+        if let narrow { setenv("WAI_OPENCL_NARROW", narrow ? "1" : "0", 1) } else { unsetenv("WAI_OPENCL_NARROW") }
+        defer { unsetenv("WAI_OPENCL_NARROW") }
+        do {
+            let plugin = try BackendPlugin.load(path: path)
+            guard try !plugin.units().isEmpty else { throw Setup(description: "the opencl backend lists no unit") }
+            return plugin
+        } catch {
+            throw Setup(description: "no usable OpenCL device on this machine (install pocl-opencl-icd; scripts/install-deps.sh does): \(error)")
+        }
+    }
+
+    /// Every unit, with short storage and with the int fallback.
+    private func targets() throws -> [(String, BackendPlugin, Int)] {
+        var result: [(String, BackendPlugin, Int)] = []
+        for narrow in [true, false] {
+            let plugin = try load(narrow: narrow)
+            for unit in try plugin.units() {
+                XCTAssertEqual(unit.narrowStorage, narrow, unit.device)
+                result.append(("\(unit.device) [\(narrow ? "short storage" : "int storage")]", plugin, unit.index))
+            }
+        }
+        return result
+    }
+
+    private func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
+                             on targets: [(String, BackendPlugin, Int)], file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
+        for (label, plugin, unit) in targets {
+            let prepared: PreparedGraph
+            do { prepared = try plugin.prepare(unit: unit, graph: graph) } catch {
+                XCTFail("\(name) [\(label)]: prepare failed: \(error)", file: file, line: line)
+                continue
+            }
+            // Twice: buffers and kernel arguments are reused across runs.
+            for run in 0..<2 {
+                let got = try prepared.run(inputs)
+                XCTAssertEqual(got.count, expected.count, file: file, line: line)
+                for (k, (e, g)) in zip(expected, got).enumerated() {
+                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(label)] output \(k)", file: file, line: line)
+                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(label)] output \(k)", file: file, line: line)
+                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
+                        XCTFail("\(name) [\(label)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
+                                file: file, line: line)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - units
+
+    func testEveryOpenCLDeviceIsAUnitWithItsDriverIdentity() throws {
+        let units = try load().units()
+        for unit in units {
+            XCTAssertFalse(unit.device.isEmpty)
+            XCTAssertTrue(unit.driver.contains("; device OpenCL "), unit.driver)
+            XCTAssertTrue(unit.driver.contains("; driver "), unit.driver)
+            XCTAssertLessThanOrEqual(unit.driver.utf8.count, 127, unit.driver)
+            XCTAssertTrue(unit.narrowStorage, "short is a core OpenCL C storage type")
+        }
+        let pocl = try XCTUnwrap(units.first { $0.driver.hasPrefix("Portable Computing Language") },
+                                 "no PoCL unit among \(units.map(\.driver)) (scripts/install-deps.sh installs pocl-opencl-icd)")
+        XCTAssertEqual(pocl.kind, .cpu, "PoCL's pthread device is CL_DEVICE_TYPE_CPU")
+        XCTAssertTrue(pocl.driver.contains("PoCL"), pocl.driver)
+        XCTAssertFalse(try load(narrow: false).units().contains { $0.narrowStorage })
+    }
+
+    /// No loader: open fails with no_device and says why.
+    func testMissingLoaderIsReportedAtOpen() throws {
+        let path = try Self.pluginPath()
+        setenv("WAI_OPENCL_LOADER", "/nonexistent/libOpenCL.so.1", 1)
+        defer { unsetenv("WAI_OPENCL_LOADER") }
+        XCTAssertThrowsError(try BackendPlugin.load(path: path)) { error in
+            guard case let PluginError.callFailed(_, call, status, message) = error else {
+                return XCTFail("unexpected error \(error)")
+            }
+            XCTAssertEqual(call, "open")
+            XCTAssertEqual(status, "no_device")
+            XCTAssertTrue(message.contains("no OpenCL ICD loader"), message)
+            XCTAssertTrue(message.contains("/nonexistent/libOpenCL.so.1"), message)
+        }
+    }
+
+    /// What `waihost probe` shows for the plugin without a loader and with a loader but no
+    /// driver (the ICD loader reads its vendors once per process, hence the CLI): a failed
+    /// row with the reason, and the probe goes on.
+    func testProbeListsTheBackendAsFailedWithoutLoaderOrDriver() throws {
+        let plugins = try IntHyperTestSupport.temporaryDirectory("opencl-failed-plugins")
+        try FileManager.default.copyItem(atPath: try Self.pluginPath(), toPath: plugins + "/libWaiOpenCLBackend.so")
+        let noVendors = try IntHyperTestSupport.temporaryDirectory("opencl-no-vendors")
+        for (env, reason) in [(["WAI_OPENCL_LOADER": "/nonexistent/libOpenCL.so.1"], "no OpenCL ICD loader"),
+                              (["OCL_ICD_VENDORS": noVendors], "no OpenCL platform")] {
+            let run = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins], env: env)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let rows = try OpenCLCLI.units(run.stdout)
+            XCTAssertEqual(rows.count, 1, "\(rows)")
+            XCTAssertEqual(rows.first?.state, "failed", "\(rows)")
+            XCTAssertTrue(rows.first?.reason.contains("no_device") == true && rows.first?.reason.contains(reason) == true,
+                          rows.first?.reason ?? "")
+        }
+    }
+
+    func testBadRequestsAreRefusedWithAMessage() throws {
+        let plugin = try load()
+        XCTAssertThrowsError(try plugin.prepare(unit: 999, graph: try Self.smallGraph())) { error in
+            XCTAssertTrue("\(error)".contains("999"), "\(error)")
+        }
+        let prepared = try plugin.prepare(unit: 0, graph: try Self.smallGraph())
+        XCTAssertThrowsError(try prepared.run([TensorValue(shape: Shape(1, 2, 2), values: [0, 1, 40000, 2])])) { error in
+            XCTAssertTrue("\(error)".contains("40000"), "\(error)")
+        }
+        // rnd(x, 2) = (x + 2) >> 2: −10 → −2 (floor of −2), 1 → 0, 10 → 3.
+        XCTAssertEqual(try prepared.run([TensorValue(shape: Shape(1, 2, 2), values: [0, 1, -10, 10])])[0].values, [0, 0, -2, 3])
+    }
+
+    static func smallGraph() throws -> IntegerGraph {
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(1, 2, 2), storage: .narrow, interval: Interval(lo: -10, hi: 10))
+        let y = try b.requantize(x, RequantizeParams(multiplier: [1], shift: [2], lo: -100, hi: 100))
+        return try b.build(outputs: [y])
+    }
+
+    // MARK: - the program cache
+
+    /// The first prepare writes the device's program binary into the cache folder; a later
+    /// backend instance uses it, and a damaged file is rebuilt from source, not trusted.
+    func testProgramsAreCachedOnDiskAndADamagedFileIsRebuilt() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("opencl-cache-check")
+        setenv("WAI_OPENCL_CACHE_DIR", dir, 1)
+        let input = [TensorValue(shape: Shape(1, 2, 2), values: [0, 1, -10, 10])]
+        XCTAssertEqual(try load().prepare(unit: 0, graph: try Self.smallGraph()).run(input)[0].values, [0, 0, -2, 3])
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".clbin") }
+        XCTAssertEqual(files.count, try load().units().count, "one program per device: \(files)")
+        guard let file = files.first.map({ dir + "/" + $0 }) else { return }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+        XCTAssertTrue(whole.starts(with: Array("WAIOCLB1".utf8)))
+        // The key (platform, device, driver, options and the kernel source) is stored whole.
+        XCTAssertNotNil(whole.range(of: Data("waihost OpenCL kernels".utf8)))
+        try whole.prefix(whole.count - 100).write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try load().prepare(unit: 0, graph: try Self.smallGraph()).run(input)[0].values, [0, 0, -2, 3])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)).count, whole.count, "the damaged file was rewritten")
+    }
+
+    // MARK: - every op against the reference
+
+    func testConvolutionsBothWidths() throws {
+        let targets = try targets()
+        for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+    }
+
+    func testElementwiseOpsBothWidths() throws {
+        let targets = try targets()
+        for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+    }
+
+    func testInverseGDNBothWidths() throws {
+        let targets = try targets()
+        for c in try BackendCases.inverseGDN() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+    }
+
+    /// isqrt at the top of int32 and at perfect squares ± 1 (the kernel's root is integer-only).
+    func testInverseGDNSquareRootEdges() throws {
+        let targets = try targets()
+        let roots: [Int64] = [0, 1, 2, 3, 4095, 4096, 46339, 46340]
+        var beta: [Int32] = []
+        for r in roots { beta += [Int32(r * r), Int32(max(0, r * r - 1)), Int32(min(Int64(Int32.max), r * r + 1))] }
+        beta += [Int32.max, Int32.max - 1, 2_147_395_599, 2_147_395_600, 2_147_395_601]
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(beta.count, 1, 2), storage: .narrow, interval: Interval(lo: -1, hi: 1))
+        // gamma 0: n = beta exactly; y = rnd(x·isqrt(beta), 0) = ±isqrt(beta).
+        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: [Int32](repeating: 0, count: beta.count * beta.count),
+                                                     squareShift: 0, outShift: 0))
+        let graph = try b.build(outputs: [y])
+        let values = (0..<beta.count).flatMap { _ in [Int32(1), Int32(-1)] }
+        try assertExact("isqrt edges", graph, [TensorValue(shape: Shape(beta.count, 1, 2), values: values)], on: targets)
+    }
+
+    /// Shifts of negative values at every count and ties in both directions (§3).
+    func testShiftAndRoundingEdges() throws {
+        let targets = try targets()
+        for c in try BackendCases.requantizeShifts() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+    }
+
+    /// The int_hyper synthesis shape, small: transposed convs, requantize, inverse GDN.
+    func testSynthesisShapedGraph() throws {
+        let targets = try targets()
+        let c = try BackendCases.synthesis()
+        try assertExact(c.label, c.graph, c.inputs, on: targets)
+    }
+
+    /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (each has its
+    /// own queue and kernel objects; they share the device's context and program).
+    func testConcurrentRunsOfDifferentGraphs() throws {
+        let plugin = try load()
+        let cases = try BackendCases.concurrentConvolutions()
+        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
+        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
+        let results = ResultBox(count: cases.count)
+        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
+            for _ in 0..<3 { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
+        }
+        for k in cases.indices {
+            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
+        }
+    }
+
+    // MARK: - the probe and the golden decodes
+
+    func testExactnessProbeAcceptsEveryOpenCLUnit() throws {
+        let plugins = try IntHyperTestSupport.temporaryDirectory("opencl-plugins")
+        try FileManager.default.copyItem(atPath: try Self.pluginPath(), toPath: plugins + "/libWaiOpenCLBackend.so")
+        let run = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let rows = try OpenCLCLI.units(run.stdout).filter { $0.backend.hasPrefix("opencl") }
+        XCTAssertFalse(rows.isEmpty, "no opencl row in the probe: \(run.stdout)")
+        for row in rows {
+            XCTAssertEqual(row.state, "accepted", "\(row.backend) \(row.device): \(row.reason)")
+            XCTAssertTrue(row.driver.contains("; device OpenCL "), row.driver)
+        }
+    }
+
+    /// Every golden vector decoded with `--backend opencl` gives the golden SHA-256.
+    func testGoldenDecodesOnOpenCL() throws {
+        let golden = try IntHyperTestSupport.golden()
+        let plugins = try IntHyperTestSupport.temporaryDirectory("opencl-decode-plugins")
+        try FileManager.default.copyItem(atPath: try Self.pluginPath(), toPath: plugins + "/libWaiOpenCLBackend.so")
+        let dir = try IntHyperTestSupport.temporaryDirectory("opencl-decode")
+        for vector in golden.vectors {
+            let out = dir + "/\(vector.payload).rgb"
+            let run = try OpenCLCLI.waihost(["decode", IntHyperTestSupport.samples + "/" + vector.payload, "--model",
+                                             IntHyperTestSupport.sampleModel, "-o", out, "--backend", "opencl", "--json",
+                                             "--plugin-dir", plugins])
+            XCTAssertEqual(run.status, 0, "\(vector.payload): \(run.stderr)")
+            guard run.status == 0 else { continue }
+            let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout.utf8))
+            XCTAssertEqual(report.backend, "opencl", vector.payload)
+            XCTAssertEqual(report.dispatch, "forced", vector.payload)
+            XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, vector.payload)
+        }
+    }
+}
+
+/// The `waihost` beside the tests, run with a cache folder of its own.
+enum OpenCLCLI {
+    struct Row: Decodable { var backend: String; var device: String; var driver: String; var state: String; var reason: String }
+    private struct Probe: Decodable { var units: [Row] }
+
+    static func units(_ json: String) throws -> [Row] {
+        try JSONDecoder().decode(Probe.self, from: Data(json.utf8)).units
+    }
+
+    static func waihost(_ args: [String], env extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let p = Process()
+        p.executableURL = OpenCLBackendTests.buildFolder.appendingPathComponent("waihost")
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("opencl-cli-cache")
+        env["WAI_PLUGIN_PATH"] = nil
+        for (k, v) in extra { env[k] = v }
+        p.environment = env
+        // stderr goes to a file so that neither stream can fill a pipe and stall the child.
+        let errPath = try IntHyperTestSupport.temporaryDirectory("opencl-cli-stderr") + "/stderr"
+        guard FileManager.default.createFile(atPath: errPath, contents: nil) else { throw OpenCLBackendTests.Setup(description: "cannot create \(errPath)") }
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        defer { try? err.close() }
+        let out = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let errData = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
