@@ -17,24 +17,10 @@
  * few rows of every channel: it stays in L2), instead of packing the whole input first and
  * streaming it back from memory: output rows only ever move down the input, so a row that
  * left the window of the current output row is never needed again within the band. */
-#include "kernels_internal.h"
+#include "conv_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_PH 8
-#define MAX_TAPS 15
-
-typedef struct axis_tap { int k, plane, d; } axis_tap;
-typedef struct axis_phase { int base, count, ntaps; axis_tap taps[MAX_TAPS]; } axis_phase;
-typedef struct axis_plan {
-    int nphases, step;
-    axis_phase ph[MAX_PH];
-    int nplanes, plane_step;
-    int plane_len[MAX_PH];
-    int pad_lo, padded_len;
-    uint64_t pairs;            /* (output, tap) pairs that read inside the input */
-} axis_plan;
 
 static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int ceildiv(int a, int b) { return -floordiv(-a, b); }
@@ -92,48 +78,16 @@ static void plan_axis(axis_plan *p, int transposed, int len, int k, int s, int p
     p->padded_len = p->pad_lo + reach;
 }
 
-typedef struct phase2 {
-    int ntaps;
-    int tap_plane[MAX_TAPS * MAX_TAPS];
-    int tap_dy[MAX_TAPS * MAX_TAPS];   /* padded row offset: pad_lo_y + d */
-    int tap_dx[MAX_TAPS * MAX_TAPS];   /* padded column offset: pad_lo_x + d */
-    int32_t *w;                /* [ob][cp][tap][oc in block] */
-} phase2;
-
-/* The padded input rows a y-phase reads, relative to its row m: m + lo … m + hi. */
-typedef struct row_window { int any, lo, hi; } row_window;
-
-struct cpuk_conv {
-    cpuk_isa isa;
-    int mode;
-    int cin, h, w, cout, ho, wo, in_bits, out_bits;
-    int ncp, nob;
-    axis_plan ay, ax;
-    int wp;                    /* padded plane width */
-    int ring_rows;             /* R: rows of the per-thread ring */
-    size_t row_words;          /* one packed row of one plane: ncp * wp */
-    size_t ring_words;         /* per thread: [plane][R][ncp][wp] */
-    int32_t *ring;
-    int nbands;
-    phase2 *ph;                /* [y-phase][x-phase] */
-    row_window win[MAX_PH];    /* per y-phase */
-    int32_t *bias;
-    int post_kind;
-    cpuk_post_ch *post;
-    int ldo;                   /* row buffer stride: widest x-phase, rounded to 16 */
-    int32_t *rowbuf;           /* per thread: [x-phase][oc in block][ldo] */
-    size_t rowbuf_words;
-    int nthreads;
-    int *row_phase, *row_m;    /* output row -> (y-phase, row within the phase) */
-    uint64_t macs;
-    const void *run_in;        /* valid during a run */
-    void *run_out;
-};
-
 uint64_t cpuk_conv_macs(const cpuk_conv *c) { return c->macs; }
+
+const char *cpuk_conv_kernel_name(const cpuk_conv *c) {
+    if (c->amx) return cpuk_amx_name(c->amx);
+    return c->isa == CPUK_ISA_AVX512 ? "vnni" : c->isa == CPUK_ISA_AVX2 ? "avx2" : "scalar";
+}
 
 void cpuk_conv_destroy(cpuk_conv *c) {
     if (!c) return;
+    cpuk_amx_conv_free(c->amx);
     if (c->ph) for (int i = 0; i < c->ay.nphases * c->ax.nphases; i++) cpuk_free(c->ph[i].w);
     free(c->ph);
     cpuk_free(c->ring);
@@ -155,7 +109,7 @@ static int16_t weight_at(const cpuk_conv_desc *d, int c, int o, int ky, int kx) 
 cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads, char *err, size_t cap) {
     cpuk_conv *c = calloc(1, sizeof *c);
     if (!c) { cpuk_set_err(err, cap, "out of memory for a conv"); return NULL; }
-    c->isa = isa;
+    c->isa = cpuk_vector_isa(isa);
     c->mode = d->in_bits == 16 ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
     c->cin = d->cin; c->h = d->h; c->w = d->w; c->cout = d->cout; c->ho = d->ho; c->wo = d->wo;
     c->in_bits = d->in_bits; c->out_bits = d->out_bits;
@@ -260,6 +214,10 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
      * rows re-packed at each band's start stay a small share. */
     c->nbands = c->ho < 8 * c->nthreads ? c->ho : 8 * c->nthreads;
     if (c->nbands < 1) c->nbands = 1;
+    if (isa == CPUK_ISA_AMX && cpuk_amx_conv_init(c, d, err, cap) != 0) {
+        cpuk_conv_destroy(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -393,6 +351,7 @@ static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i)
  * band, when the first output row needing it comes. */
 static void band_task(void *ctx, int tid, size_t task) {
     const cpuk_conv *c = ctx;
+    if (c->amx) { cpuk_amx_band(c, tid, task); return; }
     int32_t *ring = c->ring + (size_t)tid * c->ring_words;
     const int i0 = (int)((size_t)c->ho * task / (size_t)c->nbands);
     const int i1 = (int)((size_t)c->ho * (task + 1) / (size_t)c->nbands);

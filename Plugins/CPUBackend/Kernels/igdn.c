@@ -46,7 +46,7 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads,
     int64_t sqhi = (m * m) >> d->square_shift;
     int gamma16 = 1;
     for (size_t i = 0; i < (size_t)d->c * d->c; i++) if (d->gamma[i] > INT16_MAX) gamma16 = 0;
-    g->isa = isa;
+    g->isa = cpuk_vector_isa(isa);
     g->mode = (sqhi <= INT16_MAX && gamma16) ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
     g->c = d->c;
     g->ncp = g->mode == CPUK_MODE_PAIR16 ? (d->c + 1) / 2 : d->c;

@@ -131,6 +131,12 @@ uint64_t cpuk_peak_avx512(uint64_t iters);
 uint64_t cpuk_peak_avx2(uint64_t iters);
 uint64_t cpuk_peak_scalar(uint64_t iters);
 
+/* The vector path a kernel without tiles runs on: AMX CPUs run AVX-512 VNNI. */
+CPUK_INLINE cpuk_isa cpuk_vector_isa(cpuk_isa isa) { return isa == CPUK_ISA_AMX ? CPUK_ISA_AVX512 : isa; }
+
+/* TDPBSSD on four accumulator tiles, `iters` rounds; returns int8 multiply-accumulates. */
+uint64_t cpuk_peak_amx(uint64_t iters);
+
 CPUK_INLINE void cpuk_mk(cpuk_isa isa, int mode, int ocb, int nb, const cpuk_mk_args *a) {
     if (isa == CPUK_ISA_AVX512) cpuk_mk_avx512(mode, ocb, nb, a);
     else if (isa == CPUK_ISA_AVX2) cpuk_mk_avx2(mode, ocb, nb, a);
