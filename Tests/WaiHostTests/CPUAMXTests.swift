@@ -104,4 +104,37 @@ final class CPUAMXTests: XCTestCase {
         for c in 0..<cin { values[c * 33 + 32] = 32767; values[c * 33 + 31] = c % 2 == 0 ? 32767 : -32768 }
         try CPUBackendTests.assertExact("extreme sums", graph, [TensorValue(shape: Shape(cin, 1, 33), values: values)], on: units)
     }
+
+    /// inverse GDN's 1×1 convolution of the squares on tiles: squares whole (≤ 127) or split,
+    /// gamma whole (≤ 127) or split, 40 channels (three 16-row blocks, the last partial) over
+    /// positions that leave a partial strip; inputs at the interval ends and zero.
+    func testInverseGDNEveryDecomposition() throws {
+        let units = try CPUBackendTests.backends()
+        var rng = SplitMix64(seed: 0x16D4)
+        let c = 40, shape = Shape(c, 3, 45)
+        for (amax, q) in [(11, 0), (1000, 5)] {            // sqhi = 121 (whole) or 31250 (split)
+            let sqhi = (amax * amax) >> q
+            for gmax in [127, 32767] {
+                let budget = (Int(Int32.max) / 2) / (c * sqhi)
+                let top = min(gmax, budget)
+                let gamma = (0..<(c * c)).map { k in Int32(k % 7 == 0 ? top : rng.int(0...top)) }
+                let beta = (0..<c).map { _ in Int32(rng.int(1...(1 << 20))) }
+                var b = GraphBuilder()
+                let iv = Interval(lo: -Int64(amax), hi: Int64(amax))
+                let x = b.input("x", shape, storage: .narrow, interval: iv)
+                let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: gamma, squareShift: Int32(q), outShift: 7))
+                let graph = try b.build(outputs: [y])
+                let values = (0..<shape.count).map { _ -> Int32 in
+                    switch rng.int(0...3) {
+                    case 0: return Int32(-amax)
+                    case 1: return Int32(amax)
+                    case 2: return 0
+                    default: return Int32(rng.int(-amax...amax))
+                    }
+                }
+                try CPUBackendTests.assertExact("inverse_gdn \(shape) |x|≤\(amax) q\(q) gamma≤\(top)", graph,
+                                                [TensorValue(shape: shape, values: values)], on: units)
+            }
+        }
+    }
 }

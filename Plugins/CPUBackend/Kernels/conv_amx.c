@@ -42,6 +42,7 @@
 
 /* Which factors are split into two bytes: input x (activations), weights w. */
 enum amx_kind { AMX_X1W1 = 0, AMX_X2W1 = 1, AMX_X1W2 = 2, AMX_X2W2 = 3 };
+_Static_assert(AMX_MAX_K == CPUK_AMX_MAX_K, "one K bound");
 static const char *const amx_names[4] = { "amx 1x1", "amx 2x1", "amx 1x2", "amx 2x2" };
 /* Output-channel blocks and column blocks per kernel call: 8 tiles hold the accumulators
  * plus one A tile per channel block and one B tile per column block and byte. */
@@ -367,6 +368,35 @@ static const amx_fn amx_table[4][2][2] = {
     { { k_x2w2_1, NULL }, { NULL, NULL } },
 };
 
+void cpuk_amx_gemm_run(const cpuk_amx_gemm *g) {
+    const int max_no = amx_max_no[g->kind], max_np = amx_max_np[g->kind];
+    amx_call a;
+    a.off = g->off;
+    a.ntaps = g->ntaps;
+    a.nkc = g->nkc;
+    a.kc_words = g->kc_words;
+    a.xstride = g->xstride;
+    a.w_ob = g->w_ob;
+    a.ldo = g->ldo;
+    a.scratch = g->scratch;
+    for (int ob = 0; ob < g->nob; ob += max_no) {
+        const int no = g->nob - ob < max_no ? g->nob - ob : max_no;
+        a.wa = g->wa + (size_t)ob * g->w_ob;
+        a.wb = g->wb ? g->wb + (size_t)ob * g->w_ob : NULL;
+        a.bias = g->bias_tile + (size_t)ob * 256;
+        for (int k = 0; k < g->blocks; k += max_np) {
+            const int np = g->blocks - k < max_np ? g->blocks - k : max_np;
+            a.xa = g->xa + k * CPUK_BLK;
+            a.xb = g->xb ? g->xb + k * CPUK_BLK : NULL;
+            a.out = g->out + (size_t)ob * 16 * g->ldo + k * CPUK_BLK;
+            amx_table[g->kind][no - 1][np - 1](&a);
+        }
+    }
+}
+
+int cpuk_amx_kind(int split_x, int split_w) { return (split_x ? AMX_X2W1 : AMX_X1W1) + (split_w ? 2 : 0); }
+const char *cpuk_amx_kind_name(int kind) { return amx_names[kind]; }
+
 /* Output row i, every output channel, from the packed rows in the ring. */
 static void amx_row(const cpuk_conv *c, int tid, const int32_t *ring_a, const int32_t *ring_b, int i) {
     const struct cpuk_amx *A = c->amx;
@@ -380,33 +410,32 @@ static void amx_row(const cpuk_conv *c, int tid, const int32_t *ring_a, const in
             off[px][t] = (ptrdiff_t)(((size_t)P->tap_plane[t] * c->ring_rows + (size_t)((m + P->tap_dy[t]) % c->ring_rows))
                                      * A->row_words) + P->tap_dx[t];
     }
-    const int max_no = amx_max_no[A->kind], max_np = amx_max_np[A->kind];
-    for (int ob = 0; ob < A->nob; ob += max_no) {
-        const int no = A->nob - ob < max_no ? A->nob - ob : max_no;
+    /* Two channel blocks at a time: the row buffer holds 32 channels of every x-phase. */
+    for (int ob = 0; ob < A->nob; ob += 2) {
+        const int no = A->nob - ob < 2 ? A->nob - ob : 2;
         for (int px = 0; px < nphx; px++) {
             const int ph = py * nphx + px;
             const phase2 *P = &c->ph[ph];
-            const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
             const size_t w_ob = (size_t)(P->ntaps ? P->ntaps : 1) * A->nkc * 1024;
-            amx_call a;
-            a.wa = A->wa[ph] + (size_t)ob * w_ob;
-            a.wb = A->wsplit ? A->wb[ph] + (size_t)ob * w_ob : NULL;
-            a.w_ob = w_ob;
-            a.off = off[px];
-            a.ntaps = P->ntaps;
-            a.nkc = A->nkc;
-            a.kc_words = (size_t)KQ * c->wp;
-            a.xstride = (size_t)c->wp * sizeof(int32_t);
-            a.bias = A->bias_tile + (size_t)ob * 256;
-            a.ldo = (size_t)c->ldo;
-            a.scratch = A->scratch + (size_t)tid * 512;
-            for (int k = 0; k < blocks; k += max_np) {
-                const int np = blocks - k < max_np ? blocks - k : max_np;
-                a.xa = ring_a + k * CPUK_BLK;
-                a.xb = A->xsplit ? ring_b + k * CPUK_BLK : NULL;
-                a.out = rowbuf + (size_t)px * 32 * c->ldo + k * CPUK_BLK;
-                amx_table[A->kind][no - 1][np - 1](&a);
-            }
+            cpuk_amx_gemm g;
+            g.kind = A->kind;
+            g.wa = A->wa[ph] + (size_t)ob * w_ob;
+            g.wb = A->wsplit ? A->wb[ph] + (size_t)ob * w_ob : NULL;
+            g.w_ob = w_ob;
+            g.nob = no;
+            g.xa = ring_a;
+            g.xb = A->xsplit ? ring_b : NULL;
+            g.off = off[px];
+            g.ntaps = P->ntaps;
+            g.nkc = A->nkc;
+            g.kc_words = (size_t)KQ * c->wp;
+            g.xstride = (size_t)c->wp * sizeof(int32_t);
+            g.blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
+            g.bias_tile = A->bias_tile + (size_t)ob * 256;
+            g.out = rowbuf + (size_t)px * 32 * c->ldo;
+            g.ldo = (size_t)c->ldo;
+            g.scratch = A->scratch + (size_t)tid * 512;
+            cpuk_amx_gemm_run(&g);
         }
         const int oc_end = (ob + no) * 16 < c->cout ? (ob + no) * 16 : c->cout;
         for (int o = ob * 16; o < oc_end; o++) {
@@ -431,7 +460,7 @@ static void amx_row(const cpuk_conv *c, int tid, const int32_t *ring_a, const in
     }
 }
 
-static AMX_T void tiles_on(void) {
+AMX_T void cpuk_amx_tiles_on(void) {
     tile_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
@@ -439,7 +468,7 @@ static AMX_T void tiles_on(void) {
     _tile_loadconfig(&cfg);
 }
 
-static AMX_T void tiles_off(void) { _tile_release(); }
+AMX_T void cpuk_amx_tiles_off(void) { _tile_release(); }
 
 /* conv.c's band_task on tiles: the tile configuration is per thread, so each band loads
  * it and releases it (a released thread keeps no tile state for the kernel to save). */
@@ -450,7 +479,7 @@ void cpuk_amx_band(const cpuk_conv *c, int tid, size_t task) {
     const int i0 = (int)((size_t)c->ho * task / (size_t)c->nbands);
     const int i1 = (int)((size_t)c->ho * (task + 1) / (size_t)c->nbands);
     int packed_hi = -(1 << 30);
-    tiles_on();
+    cpuk_amx_tiles_on();
     for (int i = i0; i < i1; i++) {
         const row_window *wnd = &c->win[c->row_phase[i]];
         if (wnd->any) {
@@ -461,13 +490,13 @@ void cpuk_amx_band(const cpuk_conv *c, int tid, size_t task) {
         }
         amx_row(c, tid, ring_a, ring_b, i);
     }
-    tiles_off();
+    cpuk_amx_tiles_off();
 }
 
 /* Four accumulators, two A and two B tiles: TDPBSSD's throughput with no loads. */
 AMX_T uint64_t cpuk_peak_amx(uint64_t iters) {
     static _Alignas(64) int8_t src[1024];
-    tiles_on();
+    cpuk_amx_tiles_on();
     _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
     _tile_loadd(4, src, 64); _tile_loadd(5, src, 64); _tile_loadd(6, src, 64); _tile_loadd(7, src, 64);
     for (uint64_t i = 0; i < iters; i++) {
@@ -478,12 +507,17 @@ AMX_T uint64_t cpuk_peak_amx(uint64_t iters) {
     }
     static _Alignas(64) int32_t sink[256];
     _tile_stored(0, sink, 64);
-    tiles_off();
+    cpuk_amx_tiles_off();
     return iters * 4 * 16 * 16 * 64;
 }
 
 #else
 const char *cpuk_amx_name(const struct cpuk_amx *a) { (void)a; return "amx"; }
+void cpuk_amx_gemm_run(const cpuk_amx_gemm *g) { (void)g; }
+int cpuk_amx_kind(int split_x, int split_w) { return (split_x ? 1 : 0) + (split_w ? 2 : 0); }
+const char *cpuk_amx_kind_name(int kind) { (void)kind; return "amx"; }
+void cpuk_amx_tiles_on(void) {}
+void cpuk_amx_tiles_off(void) {}
 void cpuk_amx_conv_free(struct cpuk_amx *a) { (void)a; }
 int cpuk_amx_conv_init(cpuk_conv *c, const cpuk_conv_desc *d, char *err, size_t cap) {
     (void)c; (void)d; (void)err; (void)cap;

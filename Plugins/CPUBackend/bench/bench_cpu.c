@@ -284,7 +284,7 @@ int main(int argc, char **argv) {
             printf("conv %d: %3d -> %3d, %3dx%-3d -> %3dx%-3d  %6.2f GMAC in %7.2f ms  %7.1f GMAC/s  (%.2f of peak) [%s]",
                    l + 1, y->cin, y->cout, y->h, y->w, 2 * y->h, 2 * y->w,
                    cpuk_conv_macs(y->conv) / 1e9, g->best_conv[l] * 1e3, gm, gm / peak, cpuk_conv_kernel_name(y->conv));
-            if (y->igdn) printf("   igdn %6.2f ms", g->best_gdn[l] * 1e3);
+            if (y->igdn) printf("   igdn %6.2f ms [%s]", g->best_gdn[l] * 1e3, cpuk_igdn_kernel_name(y->igdn));
             printf("\n");
         }
         double conv_g = conv_macs / conv_time / 1e9;

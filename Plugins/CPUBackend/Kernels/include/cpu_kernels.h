@@ -117,6 +117,8 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *desc, cpuk_isa isa, int nthrea
                             char *err, size_t err_cap);
 void cpuk_igdn_run(cpuk_igdn *igdn, cpuk_pool *pool, const void *in, void *out);
 void cpuk_igdn_destroy(cpuk_igdn *igdn);
+/* "vnni", "avx2", "scalar", or on AMX tiles "amx XxW" as for convs. */
+const char *cpuk_igdn_kernel_name(const cpuk_igdn *igdn);
 
 /* ---- element-wise and data-movement ops; `hw` = H*W, buffers CHW ---- */
 void cpuk_requantize(cpuk_pool *pool, const void *in, int in_bits, void *out, int out_bits,
