@@ -76,8 +76,11 @@ final class CPUAMXTests: XCTestCase {
         for d in Decomposition.all {
             // 70 channels: 18 quads, two K chunks, the second mostly padding; 37 outputs:
             // three 16-channel blocks, the last partial (the 1-block remainder of 2-block calls).
+            // The last shape also makes the vector paths sum over several cache-blocked
+            // channel chunks (conv.c, compute_row).
             for (transposed, cin, cout, h, w, k, stride) in [(true, 70, 37, 3, 21, 5, 2), (false, 20, 8, 5, 40, 3, 1),
-                                                              (false, 33, 16, 6, 37, 3, 2), (true, 16, 24, 2, 9, 3, 3)] {
+                                                              (false, 33, 16, 6, 37, 3, 2), (true, 16, 24, 2, 9, 3, 3),
+                                                              (false, 70, 12, 5, 100, 5, 1)] {
                 let c = try Self.conv(&rng, d, transposed: transposed, cin: cin, cout: cout, h: h, w: w, k: k, stride: stride)
                 try CPUBackendTests.assertExact(c.name, c.graph, c.inputs, on: units)
             }

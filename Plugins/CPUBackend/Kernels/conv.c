@@ -22,6 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Columns one microkernel call covers in the cache-blocked loop (6 blocks: the widest call
+ * for 4 output channels), and the L1 budget for the input window of one channel chunk:
+ * half of the smallest L1d this runs on well (32 KiB on Zen 4; 48 KiB on Sapphire Rapids),
+ * the rest for weights, accumulators and the epilogue. */
+#define COLS_PER_CALL (6 * CPUK_BLK)
+#define L1_WINDOW_BYTES (16 * 1024)
+
 static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int ceildiv(int a, int b) { return -floordiv(-a, b); }
 static int round16(int n) { return (n + CPUK_BLK - 1) / CPUK_BLK * CPUK_BLK; }
@@ -125,7 +132,7 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
     int maxcount = 0;
     for (int q = 0; q < c->ax.nphases; q++) if (c->ax.ph[q].count > maxcount) maxcount = c->ax.ph[q].count;
     c->ldo = round16(maxcount);
-    c->rowbuf_words = (size_t)c->ax.nphases * CPUK_OCB * c->ldo;
+    c->rowbuf_words = (size_t)c->ax.nphases * c->nob * CPUK_OCB * c->ldo;
     c->rowbuf = cpuk_alloc(c->rowbuf_words * c->nthreads * sizeof(int32_t));
     c->bias = cpuk_alloc((size_t)c->nob * CPUK_OCB * sizeof(int32_t));
     c->post = calloc((size_t)d->cout, sizeof(cpuk_post_ch));
@@ -150,6 +157,8 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
         }
 
     c->ring_rows = 1;
+    int wtaps = 0;
+    for (int px = 0; px < c->ax.nphases; px++) if (c->ax.ph[px].ntaps > wtaps) wtaps = c->ax.ph[px].ntaps;
     for (int py = 0; py < c->ay.nphases; py++) {
         const axis_phase *Y = &c->ay.ph[py];
         row_window *wnd = &c->win[py];
@@ -202,7 +211,15 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
             }
         }
 
+    /* Channel pairs per chunk: the window one call reads (rows of the y-taps, the call's
+     * columns plus the x-taps' reach, every input plane) fits L1_WINDOW_BYTES. */
     const size_t nplanes = (size_t)c->ay.nplanes * c->ax.nplanes;
+    {
+        const size_t per_cp = nplanes * (size_t)c->ring_rows * (COLS_PER_CALL + (size_t)wtaps) * sizeof(int32_t);
+        size_t cpb = L1_WINDOW_BYTES / per_cp;
+        if (cpb < 1) cpb = 1;
+        c->cpb = cpb > (size_t)c->ncp ? (c->ncp > 0 ? c->ncp : 1) : (int)cpb;
+    }
     c->ring_words = nplanes * c->ring_rows * c->row_words;
     c->ring = cpuk_alloc(c->ring_words * c->nthreads * sizeof(int32_t));
     if (!c->ring) {
@@ -301,34 +318,46 @@ static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i)
             off[px][t] = (ptrdiff_t)(((size_t)P->tap_plane[t] * c->ring_rows + (size_t)((m + P->tap_dy[t]) % c->ring_rows))
                                      * c->row_words) + P->tap_dx[t];
     }
-    for (int ob = 0; ob < c->nob; ob++) {
-        const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
-        for (int px = 0; px < nphx; px++) {
-            const phase2 *P = &c->ph[py * nphx + px];
-            const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
-            cpuk_mk_args a;
-            a.tap_off = off[px];
-            a.ntaps = P->ntaps;
-            a.ncp = P->ntaps ? c->ncp : 0;
-            a.cp_stride = c->wp;
-            a.w = P->w + (size_t)ob * CPUK_OCB * c->ncp * P->ntaps;
-            a.bias = c->bias + ob * CPUK_OCB;
-            a.ldo = c->ldo;
-            const int step = cpuk_nb_for_ocb[ocb];
-            for (int k = 0; k < blocks; k += step) {
-                const int nb = blocks - k < step ? blocks - k : step;
-                a.x = ring + k * CPUK_BLK;
-                a.out = rowbuf + (size_t)px * CPUK_OCB * c->ldo + k * CPUK_BLK;
-                cpuk_mk(c->isa, c->mode, ocb, nb, &a);
+    /* Cache blocking: a group of up to COLS_PER_CALL columns and a chunk of c->cpb channel
+     * pairs of the input window stay in L1 while every block of output channels reads them;
+     * the partial sums wait in the row buffer (all output channels of the row) between
+     * chunks. Summing the chunks in this order is exact: the certificate bounds every
+     * partial sum (docs/integer-ops.md §5, conv rule). */
+    for (int px = 0; px < nphx; px++) {
+        const phase2 *P = &c->ph[py * nphx + px];
+        const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
+        const int ncp = P->ntaps ? c->ncp : 0;
+        cpuk_mk_args a;
+        a.tap_off = off[px];
+        a.ntaps = P->ntaps;
+        a.cp_stride = c->wp;
+        a.ldo = c->ldo;
+        for (int k = 0; k < blocks; k += COLS_PER_CALL / CPUK_BLK) {
+            const int nb = blocks - k < COLS_PER_CALL / CPUK_BLK ? blocks - k : COLS_PER_CALL / CPUK_BLK;
+            for (int cp0 = 0; cp0 < ncp || cp0 == 0; cp0 += c->cpb) {
+                a.ncp = ncp - cp0 < c->cpb ? ncp - cp0 : c->cpb;
+                a.accumulate = cp0 > 0;
+                a.x = ring + (size_t)cp0 * c->wp + k * CPUK_BLK;
+                for (int ob = 0; ob < c->nob; ob++) {
+                    const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
+                    a.w = P->w + (size_t)ob * CPUK_OCB * c->ncp * P->ntaps + (size_t)cp0 * P->ntaps * ocb;
+                    a.bias = c->bias + ob * CPUK_OCB;
+                    a.out = rowbuf + ((size_t)px * c->nob * CPUK_OCB + (size_t)ob * CPUK_OCB) * c->ldo + k * CPUK_BLK;
+                    cpuk_mk(c->isa, c->mode, ocb, nb, &a);
+                }
+                if (ncp == 0) break;
             }
         }
+    }
+    for (int ob = 0; ob < c->nob; ob++) {
+        const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;
             cpuk_epi_row e;
             e.nph = nphx;
             e.step = c->ax.step;
             for (int px = 0; px < nphx; px++) {
-                e.src[px] = rowbuf + ((size_t)px * CPUK_OCB + oi) * c->ldo;
+                e.src[px] = rowbuf + ((size_t)px * c->nob * CPUK_OCB + (size_t)o) * c->ldo;
                 e.base[px] = c->ax.ph[px].base;
                 e.count[px] = c->ax.ph[px].count;
             }

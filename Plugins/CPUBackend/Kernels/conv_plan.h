@@ -46,8 +46,9 @@ struct cpuk_conv {
     int32_t *bias;
     int post_kind;
     cpuk_post_ch *post;
+    int cpb;                   /* channel pairs per cache-blocked chunk */
     int ldo;                   /* row buffer stride: widest x-phase, rounded to 16 */
-    int32_t *rowbuf;           /* per thread: [x-phase][oc in block][ldo] */
+    int32_t *rowbuf;           /* per thread: [x-phase][output channel][ldo] */
     size_t rowbuf_words;
     int nthreads;
     int *row_phase, *row_m;    /* output row -> (y-phase, row within the phase) */

@@ -204,6 +204,7 @@ static void strip_task(void *ctx, int tid, size_t task) {
         a.bias = g->beta + ob * CPUK_OCB;
         a.out = nbuf;
         a.ldo = STRIP;
+        a.accumulate = 0;
         cpuk_mk(g->isa, g->mode, ocb, nb, &a);
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;

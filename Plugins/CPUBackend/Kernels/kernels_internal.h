@@ -70,7 +70,8 @@ CPUK_INLINE void cpuk_store(void *p, int bits, size_t i, int32_t v) {
  * Packed input words: pairs of int16 channels (mode PAIR16) or one int32 channel (I32).
  * out[oi*ldo + n] = bias[oi] + sum over cp < ncp, t < ntaps, of
  *   x[cp*cp_stride + tap_off[t] + n]  (*)  w[(cp*ntaps + t)*OCB + oi]
- * where (*) is the pair dot product lo*lo + hi*hi (PAIR16) or the product (I32). */
+ * where (*) is the pair dot product lo*lo + hi*hi (PAIR16) or the product (I32); with
+ * `accumulate`, out[] itself replaces the bias (the sum runs over channel chunks). */
 enum { CPUK_MODE_PAIR16 = 0, CPUK_MODE_I32 = 1 };
 #define CPUK_BLK 16
 #define CPUK_MAX_NB 8
@@ -88,6 +89,7 @@ typedef struct cpuk_mk_args {
     const int32_t *bias;
     int32_t *out;
     ptrdiff_t ldo;
+    int accumulate;            /* 1: start from out[] (a later channel chunk), not the bias */
 } cpuk_mk_args;
 
 void cpuk_mk_scalar(int mode, int ocb, int nb, const cpuk_mk_args *a);
