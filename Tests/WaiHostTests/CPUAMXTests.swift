@@ -110,11 +110,11 @@ final class CPUAMXTests: XCTestCase {
 
     /// inverse GDN's 1×1 convolution of the squares on tiles: squares whole (≤ 127) or split,
     /// gamma whole (≤ 127) or split, 40 channels (three 16-row blocks, the last partial) over
-    /// positions that leave a partial strip; inputs at the interval ends and zero.
+    /// 450 positions (a full strip of 384 and a partial one); inputs at the interval ends and zero.
     func testInverseGDNEveryDecomposition() throws {
         let units = try CPUBackendTests.backends()
         var rng = SplitMix64(seed: 0x16D4)
-        let c = 40, shape = Shape(c, 3, 45)
+        let c = 40, shape = Shape(c, 9, 50)
         for (amax, q) in [(11, 0), (1000, 5)] {            // sqhi = 121 (whole) or 31250 (split)
             let sqhi = (amax * amax) >> q
             for gmax in [127, 32767] {

@@ -13,8 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Positions per task: one microkernel call of 6 blocks for every block of 4 channels. */
-#define STRIP (CPUK_BLK * 6)
+/* Positions per task. Long enough that each of the c channel rows a task reads is a run
+ * of consecutive cache lines the prefetcher follows (the rows of one strip lie H*W*2
+ * bytes apart, usually a multiple of 4 KiB: with short runs they fight over the same L1
+ * sets and each is a fresh miss); the squares of a strip stay in L2. The vector path calls
+ * the microkernel on 6 blocks of 16 at a time. */
+#define STRIP (CPUK_BLK * 24)
+#define MK_BLOCKS 6
 
 struct cpuk_igdn {
     cpuk_isa isa;
@@ -202,10 +207,13 @@ static void strip_task(void *ctx, int tid, size_t task) {
         a.cp_stride = STRIP;
         a.w = g->w + (size_t)ob * CPUK_OCB * g->ncp;
         a.bias = g->beta + ob * CPUK_OCB;
-        a.out = nbuf;
         a.ldo = STRIP;
         a.accumulate = 0;
-        cpuk_mk(g->isa, g->mode, ocb, nb, &a);
+        for (int k = 0; k < nb; k += MK_BLOCKS) {
+            a.x = sq + k * CPUK_BLK;
+            a.out = nbuf + k * CPUK_BLK;
+            cpuk_mk(g->isa, g->mode, ocb, nb - k < MK_BLOCKS ? nb - k : MK_BLOCKS, &a);
+        }
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;
             const size_t at = (size_t)o * g->hw + p0;
