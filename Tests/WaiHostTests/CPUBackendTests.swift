@@ -10,12 +10,16 @@ import Glibc
 /// interpreter: every op of docs/integer-ops.md §4 at both widths, seeded random shapes and
 /// parameters, on every instruction-set path this CPU has, compared for equality.
 ///
-/// The plugin reads WAI_CPU_ISA when a backend object is opened, so each path is its own
-/// `BackendPlugin.load` with the variable set (dlopen hands back the same library; `open`
-/// makes a new backend object). A path the CPU lacks makes `open` answer `unsupported`, and
-/// that path is skipped for this machine.
+/// Every path the CPU runs is a unit of the backend (Plugins/CPUBackend/README.md, "Units"),
+/// so the exactness tests run every unit of one backend opened with WAI_CPU_ISA unset. The
+/// plugin reads WAI_CPU_ISA when a backend object is opened, so a backend restricted to one
+/// path is its own `BackendPlugin.load` with the variable set (dlopen hands back the same
+/// library; `open` makes a new backend object). A path the CPU lacks makes `open` answer
+/// `unsupported`, and that path is skipped for this machine.
 final class CPUBackendTests: XCTestCase {
-    static let isaPaths = ["scalar", "avx2", "avx512"]
+    static let isaPaths = ["scalar", "avx2", "avx512", "amx"]
+    /// The name each path has in the unit's driver string.
+    static let driverNames = ["scalar": "scalar", "avx2": "avx2", "avx512": "avx512-vnni", "amx": "amx-int8"]
 
     struct MissingPlugin: Error, CustomStringConvertible {
         let path: String
@@ -26,7 +30,7 @@ final class CPUBackendTests: XCTestCase {
 
     /// .build/<config>/libWaiCPUBackend.so: the test bundle sits in the same folder, and the
     /// test command builds every product first. Missing: the test fails saying so.
-    private func requirePlugin() throws -> String {
+    static func requirePlugin() throws -> String {
         let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         let path = bundle.deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
         guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path) }
@@ -35,7 +39,7 @@ final class CPUBackendTests: XCTestCase {
 
     /// The backend opened with WAI_CPU_ISA (and optionally WAI_CPU_THREADS) set; nil when
     /// this CPU lacks the path.
-    private func load(isa: String?, threads: String? = nil) throws -> BackendPlugin? {
+    static func load(isa: String?, threads: String? = nil) throws -> BackendPlugin? {
         let path = try requirePlugin()
         if let isa { setenv("WAI_CPU_ISA", isa, 1) } else { unsetenv("WAI_CPU_ISA") }
         if let threads { setenv("WAI_CPU_THREADS", threads, 1) } else { unsetenv("WAI_CPU_THREADS") }
@@ -47,24 +51,31 @@ final class CPUBackendTests: XCTestCase {
         }
     }
 
-    /// Every path this CPU runs, plus the scalar path on one thread (the pool's inline case).
-    private func backends() throws -> [(String, BackendPlugin)] {
-        var result: [(String, BackendPlugin)] = []
-        for isa in Self.isaPaths {
-            if let p = try load(isa: isa) { result.append((isa, p)) }
-        }
-        if let p = try load(isa: "scalar", threads: "1") { result.append(("scalar/1 thread", p)) }
+    /// A unit to run graphs on: a backend, one of its unit indices, and a label for messages.
+    struct TestUnit {
+        var label: String
+        var plugin: BackendPlugin
+        var unit: Int
+    }
+
+    /// Every unit of the backend with every path this CPU runs, plus the scalar path on one
+    /// thread (the pool's inline case).
+    static func backends() throws -> [TestUnit] {
+        let all = try XCTUnwrap(try Self.load(isa: nil))
+        var result = try all.units().map { TestUnit(label: $0.driver, plugin: all, unit: $0.index) }
+        if let p = try Self.load(isa: "scalar", threads: "1") { result.append(TestUnit(label: "scalar/1 thread", plugin: p, unit: 0)) }
         XCTAssertGreaterThanOrEqual(result.count, 2, "the scalar path always exists")
         return result
     }
 
-    /// Runs `graph` on every backend and compares every output element with the reference.
-    private func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
-                             on backends: [(String, BackendPlugin)], file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Runs `graph` on every unit and compares every output element with the reference.
+    static func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
+                     on backends: [TestUnit], file: StaticString = #filePath, line: UInt = #line) throws {
         let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
-        for (isa, plugin) in backends {
+        for target in backends {
+            let isa = target.label
             let prepared: PreparedGraph
-            do { prepared = try plugin.prepare(unit: 0, graph: graph) } catch {
+            do { prepared = try target.plugin.prepare(unit: target.unit, graph: graph) } catch {
                 XCTFail("\(name) [\(isa)]: prepare failed: \(error)", file: file, line: line)
                 continue
             }
@@ -89,22 +100,55 @@ final class CPUBackendTests: XCTestCase {
 
     func testUnitNamesTheCPUAndTheChosenPath() throws {
         for isa in Self.isaPaths {
-            guard let plugin = try load(isa: isa, threads: "3") else { continue }
+            guard let plugin = try Self.load(isa: isa, threads: "3") else { continue }
             XCTAssertEqual(plugin.name, "cpu")
             let units = try plugin.units()
             XCTAssertEqual(units.count, 1)
             XCTAssertEqual(units[0].kind, .cpu)
             XCTAssertTrue(units[0].narrowStorage)
             XCTAssertTrue(units[0].device.hasSuffix("(3 threads)"), units[0].device)
-            let pathName = isa == "avx512" ? "avx512-vnni" : isa
-            XCTAssertEqual(units[0].driver, "waihost-cpu 1.0 \(pathName)")
+            XCTAssertEqual(units[0].driver, "waihost-cpu 1.0 \(Self.driverNames[isa] ?? isa)")
         }
-        let auto = try XCTUnwrap(try load(isa: nil))
-        XCTAssertTrue(try auto.units()[0].driver.hasPrefix("waihost-cpu 1.0 "))
+    }
+
+    /// Unset WAI_CPU_ISA offers every path the CPU runs, fastest first, each its own unit
+    /// with its own driver string (so its own probe-cache key); a list restricts and orders.
+    func testEveryPathIsItsOwnUnit() throws {
+        let supported = try Self.isaPaths.filter { try Self.load(isa: $0) != nil }
+        XCTAssertTrue(supported.contains("scalar"))
+        let all = try XCTUnwrap(try Self.load(isa: nil))
+        let units = try all.units()
+        XCTAssertEqual(units.map(\.index), Array(units.indices))
+        XCTAssertEqual(units.map(\.driver), supported.reversed().map { "waihost-cpu 1.0 \(Self.driverNames[$0] ?? $0)" })
+        XCTAssertEqual(Set(units.map(\.device)).count, 1)
+        XCTAssertTrue(units.allSatisfy { $0.kind == .cpu && $0.narrowStorage })
+        for value in ["auto", ""] {
+            let same = try XCTUnwrap(try Self.load(isa: value))
+            XCTAssertEqual(try same.units().map(\.driver), units.map(\.driver), "WAI_CPU_ISA=\(value)")
+        }
+
+        if supported.contains("avx2") {
+            let listed = try XCTUnwrap(try Self.load(isa: "scalar,avx2"))
+            XCTAssertEqual(try listed.units().map(\.driver), ["waihost-cpu 1.0 scalar", "waihost-cpu 1.0 avx2"])
+        }
+    }
+
+    func testBadPathListsAreRefusedAtOpen() throws {
+        let path = try Self.requirePlugin()
+        for (value, status, mentions) in [("scalar,scalar", "invalid_argument", "twice"), ("avx2,", "invalid_argument", "\"\""),
+                                          ("scalar,neon", "invalid_argument", "neon")] {
+            setenv("WAI_CPU_ISA", value, 1)
+            defer { unsetenv("WAI_CPU_ISA") }
+            XCTAssertThrowsError(try BackendPlugin.load(path: path)) { error in
+                guard case let .callFailed(_, "open", s, message)? = error as? PluginError else { return XCTFail("\(error)") }
+                XCTAssertEqual(s, status, value)
+                XCTAssertTrue(message.contains("WAI_CPU_ISA=\(value)") && message.contains(mentions), message)
+            }
+        }
     }
 
     func testBadEnvironmentIsRefusedAtOpen() throws {
-        let path = try requirePlugin()
+        let path = try Self.requirePlugin()
         for (name, value, status) in [("WAI_CPU_ISA", "sse9", "invalid_argument"), ("WAI_CPU_THREADS", "0", "invalid_argument"),
                                       ("WAI_CPU_THREADS", "many", "invalid_argument")] {
             setenv(name, value, 1)
@@ -119,7 +163,7 @@ final class CPUBackendTests: XCTestCase {
 
     /// The entry point and unit_info called directly, as a host of another version would.
     func testNegotiationAndUnitInfoSizes() throws {
-        let path = try requirePlugin()
+        let path = try Self.requirePlugin()
         let handle = try XCTUnwrap(dlopen(path, RTLD_NOW | RTLD_LOCAL))
         let entry = unsafeBitCast(try XCTUnwrap(dlsym(handle, WAI_BACKEND_ENTRY_SYMBOL)), to: wai_backend_entry_fn.self)
         var message = [CChar](repeating: 0, count: 256)
@@ -144,7 +188,7 @@ final class CPUBackendTests: XCTestCase {
         XCTAssertEqual(t.unit_info!(backend, 0, &info, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
         XCTAssertTrue(String(cString: message).contains("struct_size"), String(cString: message))
         info.struct_size = MemoryLayout<wai_unit_info>.size
-        XCTAssertEqual(t.unit_info!(backend, 1, &info, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
+        XCTAssertEqual(t.unit_info!(backend, 4, &info, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
         XCTAssertEqual(t.unit_info!(backend, 0, &info, &message, message.count), WAI_OK)
         XCTAssertEqual(info.struct_size, MemoryLayout<wai_unit_info>.size)
 
@@ -154,10 +198,15 @@ final class CPUBackendTests: XCTestCase {
         var prepared: OpaquePointer?
         XCTAssertEqual(t.graph_prepare!(backend, 0, &desc, &prepared, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
         XCTAssertNil(prepared)
+        // A unit past the last (at most 4 paths) is refused, naming the units there are.
+        XCTAssertEqual(t.graph_prepare!(backend, 4, &desc, &prepared, &message, message.count), WAI_ERR_INVALID_ARGUMENT)
+        XCTAssertNil(prepared)
+        XCTAssertTrue(String(cString: message).contains("unit 4 does not exist") && String(cString: message).contains("scalar"),
+                      String(cString: message))
     }
 
     func testMalformedGraphsAreRefusedWithAMessage() throws {
-        guard let plugin = try load(isa: "scalar") else { return XCTFail("scalar path missing") }
+        guard let plugin = try Self.load(isa: "scalar") else { return XCTFail("scalar path missing") }
         let x = TensorSpec(name: "x", shape: Shape(2, 4, 4), storage: .narrow, interval: Interval(lo: -5, hi: 5))
         // The conv's output tensor has the wrong width: 4×4 with k3 p1 s2 gives 2×2.
         let y = TensorSpec(name: "y", shape: Shape(1, 2, 3), storage: .wide, interval: Interval(lo: -90, hi: 90))
@@ -179,7 +228,7 @@ final class CPUBackendTests: XCTestCase {
     }
 
     func testInputOutsideItsIntervalIsRefused() throws {
-        guard let plugin = try load(isa: "scalar") else { return XCTFail("scalar path missing") }
+        guard let plugin = try Self.load(isa: "scalar") else { return XCTFail("scalar path missing") }
         var b = GraphBuilder()
         let x = b.input("x", Shape(1, 2, 2), storage: .narrow, interval: Interval(lo: -10, hi: 10))
         let y = try b.clamp(x, lo: -3, hi: 3)
@@ -195,25 +244,25 @@ final class CPUBackendTests: XCTestCase {
     // MARK: - every op against the reference
 
     func testConvolutionsBothWidths() throws {
-        let backends = try backends()
-        for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
+        let backends = try Self.backends()
+        for c in try BackendCases.convolutions() { try Self.assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
     func testElementwiseOpsBothWidths() throws {
-        let backends = try backends()
-        for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
+        let backends = try Self.backends()
+        for c in try BackendCases.elementwise() { try Self.assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
     func testInverseGDNBothWidths() throws {
-        let backends = try backends()
-        for c in try BackendCases.inverseGDN() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
+        let backends = try Self.backends()
+        for c in try BackendCases.inverseGDN() { try Self.assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
     /// Shifts of negative values at every count and ties in both directions (§3), through a
     /// standalone requantize on wide storage and through one fused into a conv.
     func testShiftAndRoundingEdges() throws {
-        let backends = try backends()
-        for c in try BackendCases.requantizeShifts() { try assertExact(c.label, c.graph, c.inputs, on: backends) }
+        let backends = try Self.backends()
+        for c in try BackendCases.requantizeShifts() { try Self.assertExact(c.label, c.graph, c.inputs, on: backends) }
         // conv of a narrow input at −32768…32767 with weight 1, fused with every shift.
         for s in [1, 2, 7, 15, 16, 31] {
             var b = GraphBuilder()
@@ -222,7 +271,7 @@ final class CPUBackendTests: XCTestCase {
             let y = try b.requantize(c, RequantizeParams(multiplier: [3], shift: [Int32(s)], lo: -40000, hi: 40000))
             let a: [Int32] = [-32768, -32768, -3, -2, -1, 0, 1, 32767, 32767]
             let bb: [Int32] = [-32768, 0, 0, 0, 0, 0, 2, 0, 32767]
-            try assertExact("fused conv shift \(s)", try b.build(outputs: [y]),
+            try Self.assertExact("fused conv shift \(s)", try b.build(outputs: [y]),
                             [TensorValue(shape: Shape(2, 1, 9), values: a + bb)], on: backends)
         }
     }
@@ -230,7 +279,7 @@ final class CPUBackendTests: XCTestCase {
     /// docs/backend-abi.md §8 rule 2: runs of different prepared graphs may overlap; they
     /// share the backend's thread pool.
     func testConcurrentRunsOfDifferentGraphs() throws {
-        guard let plugin = try load(isa: nil) else { return XCTFail("no path") }
+        guard let plugin = try Self.load(isa: nil) else { return XCTFail("no path") }
         let cases = try BackendCases.concurrentConvolutions()
         let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
         let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
@@ -248,10 +297,10 @@ final class CPUBackendTests: XCTestCase {
     /// The int_hyper synthesis shape, small: four 5×5 stride-2 transposed convs (pad 2,
     /// output_pad 1) with requantize after each and inverse GDN between.
     func testSynthesisShapedGraph() throws {
-        let backends = try backends()
+        let backends = try Self.backends()
         let c = try BackendCases.synthesis()
         XCTAssertEqual(c.graph.tensors[c.graph.outputs[0]].shape, Shape(3, 48, 64))
-        try assertExact(c.label, c.graph, c.inputs, on: backends)
+        try Self.assertExact(c.label, c.graph, c.inputs, on: backends)
     }
 }
 

@@ -17,24 +17,17 @@
  * few rows of every channel: it stays in L2), instead of packing the whole input first and
  * streaming it back from memory: output rows only ever move down the input, so a row that
  * left the window of the current output row is never needed again within the band. */
-#include "kernels_internal.h"
+#include "conv_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PH 8
-#define MAX_TAPS 15
-
-typedef struct axis_tap { int k, plane, d; } axis_tap;
-typedef struct axis_phase { int base, count, ntaps; axis_tap taps[MAX_TAPS]; } axis_phase;
-typedef struct axis_plan {
-    int nphases, step;
-    axis_phase ph[MAX_PH];
-    int nplanes, plane_step;
-    int plane_len[MAX_PH];
-    int pad_lo, padded_len;
-    uint64_t pairs;            /* (output, tap) pairs that read inside the input */
-} axis_plan;
+/* Columns one microkernel call covers in the cache-blocked loop (6 blocks: the widest call
+ * for 4 output channels), and the L1 budget for the input window of one channel chunk:
+ * half of the smallest L1d this runs on well (32 KiB on Zen 4; 48 KiB on Sapphire Rapids),
+ * the rest for weights, accumulators and the epilogue. */
+#define COLS_PER_CALL (6 * CPUK_BLK)
+#define L1_WINDOW_BYTES (16 * 1024)
 
 static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int ceildiv(int a, int b) { return -floordiv(-a, b); }
@@ -92,48 +85,16 @@ static void plan_axis(axis_plan *p, int transposed, int len, int k, int s, int p
     p->padded_len = p->pad_lo + reach;
 }
 
-typedef struct phase2 {
-    int ntaps;
-    int tap_plane[MAX_TAPS * MAX_TAPS];
-    int tap_dy[MAX_TAPS * MAX_TAPS];   /* padded row offset: pad_lo_y + d */
-    int tap_dx[MAX_TAPS * MAX_TAPS];   /* padded column offset: pad_lo_x + d */
-    int32_t *w;                /* [ob][cp][tap][oc in block] */
-} phase2;
-
-/* The padded input rows a y-phase reads, relative to its row m: m + lo … m + hi. */
-typedef struct row_window { int any, lo, hi; } row_window;
-
-struct cpuk_conv {
-    cpuk_isa isa;
-    int mode;
-    int cin, h, w, cout, ho, wo, in_bits, out_bits;
-    int ncp, nob;
-    axis_plan ay, ax;
-    int wp;                    /* padded plane width */
-    int ring_rows;             /* R: rows of the per-thread ring */
-    size_t row_words;          /* one packed row of one plane: ncp * wp */
-    size_t ring_words;         /* per thread: [plane][R][ncp][wp] */
-    int32_t *ring;
-    int nbands;
-    phase2 *ph;                /* [y-phase][x-phase] */
-    row_window win[MAX_PH];    /* per y-phase */
-    int32_t *bias;
-    int post_kind;
-    cpuk_post_ch *post;
-    int ldo;                   /* row buffer stride: widest x-phase, rounded to 16 */
-    int32_t *rowbuf;           /* per thread: [x-phase][oc in block][ldo] */
-    size_t rowbuf_words;
-    int nthreads;
-    int *row_phase, *row_m;    /* output row -> (y-phase, row within the phase) */
-    uint64_t macs;
-    const void *run_in;        /* valid during a run */
-    void *run_out;
-};
-
 uint64_t cpuk_conv_macs(const cpuk_conv *c) { return c->macs; }
+
+const char *cpuk_conv_kernel_name(const cpuk_conv *c) {
+    if (c->amx) return cpuk_amx_name(c->amx);
+    return c->isa == CPUK_ISA_AVX512 ? "vnni" : c->isa == CPUK_ISA_AVX2 ? "avx2" : "scalar";
+}
 
 void cpuk_conv_destroy(cpuk_conv *c) {
     if (!c) return;
+    cpuk_amx_conv_free(c->amx);
     if (c->ph) for (int i = 0; i < c->ay.nphases * c->ax.nphases; i++) cpuk_free(c->ph[i].w);
     free(c->ph);
     cpuk_free(c->ring);
@@ -155,7 +116,7 @@ static int16_t weight_at(const cpuk_conv_desc *d, int c, int o, int ky, int kx) 
 cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads, char *err, size_t cap) {
     cpuk_conv *c = calloc(1, sizeof *c);
     if (!c) { cpuk_set_err(err, cap, "out of memory for a conv"); return NULL; }
-    c->isa = isa;
+    c->isa = cpuk_vector_isa(isa);
     c->mode = d->in_bits == 16 ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
     c->cin = d->cin; c->h = d->h; c->w = d->w; c->cout = d->cout; c->ho = d->ho; c->wo = d->wo;
     c->in_bits = d->in_bits; c->out_bits = d->out_bits;
@@ -171,7 +132,7 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
     int maxcount = 0;
     for (int q = 0; q < c->ax.nphases; q++) if (c->ax.ph[q].count > maxcount) maxcount = c->ax.ph[q].count;
     c->ldo = round16(maxcount);
-    c->rowbuf_words = (size_t)c->ax.nphases * CPUK_OCB * c->ldo;
+    c->rowbuf_words = (size_t)c->ax.nphases * c->nob * CPUK_OCB * c->ldo;
     c->rowbuf = cpuk_alloc(c->rowbuf_words * c->nthreads * sizeof(int32_t));
     c->bias = cpuk_alloc((size_t)c->nob * CPUK_OCB * sizeof(int32_t));
     c->post = calloc((size_t)d->cout, sizeof(cpuk_post_ch));
@@ -196,6 +157,8 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
         }
 
     c->ring_rows = 1;
+    int wtaps = 0;
+    for (int px = 0; px < c->ax.nphases; px++) if (c->ax.ph[px].ntaps > wtaps) wtaps = c->ax.ph[px].ntaps;
     for (int py = 0; py < c->ay.nphases; py++) {
         const axis_phase *Y = &c->ay.ph[py];
         row_window *wnd = &c->win[py];
@@ -248,7 +211,15 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
             }
         }
 
+    /* Channel pairs per chunk: the window one call reads (rows of the y-taps, the call's
+     * columns plus the x-taps' reach, every input plane) fits L1_WINDOW_BYTES. */
     const size_t nplanes = (size_t)c->ay.nplanes * c->ax.nplanes;
+    {
+        const size_t per_cp = nplanes * (size_t)c->ring_rows * (COLS_PER_CALL + (size_t)wtaps) * sizeof(int32_t);
+        size_t cpb = L1_WINDOW_BYTES / per_cp;
+        if (cpb < 1) cpb = 1;
+        c->cpb = cpb > (size_t)c->ncp ? (c->ncp > 0 ? c->ncp : 1) : (int)cpb;
+    }
     c->ring_words = nplanes * c->ring_rows * c->row_words;
     c->ring = cpuk_alloc(c->ring_words * c->nthreads * sizeof(int32_t));
     if (!c->ring) {
@@ -260,6 +231,10 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
      * rows re-packed at each band's start stay a small share. */
     c->nbands = c->ho < 8 * c->nthreads ? c->ho : 8 * c->nthreads;
     if (c->nbands < 1) c->nbands = 1;
+    if (isa == CPUK_ISA_AMX && cpuk_amx_conv_init(c, d, err, cap) != 0) {
+        cpuk_conv_destroy(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -343,34 +318,46 @@ static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i)
             off[px][t] = (ptrdiff_t)(((size_t)P->tap_plane[t] * c->ring_rows + (size_t)((m + P->tap_dy[t]) % c->ring_rows))
                                      * c->row_words) + P->tap_dx[t];
     }
-    for (int ob = 0; ob < c->nob; ob++) {
-        const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
-        for (int px = 0; px < nphx; px++) {
-            const phase2 *P = &c->ph[py * nphx + px];
-            const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
-            cpuk_mk_args a;
-            a.tap_off = off[px];
-            a.ntaps = P->ntaps;
-            a.ncp = P->ntaps ? c->ncp : 0;
-            a.cp_stride = c->wp;
-            a.w = P->w + (size_t)ob * CPUK_OCB * c->ncp * P->ntaps;
-            a.bias = c->bias + ob * CPUK_OCB;
-            a.ldo = c->ldo;
-            const int step = cpuk_nb_for_ocb[ocb];
-            for (int k = 0; k < blocks; k += step) {
-                const int nb = blocks - k < step ? blocks - k : step;
-                a.x = ring + k * CPUK_BLK;
-                a.out = rowbuf + (size_t)px * CPUK_OCB * c->ldo + k * CPUK_BLK;
-                cpuk_mk(c->isa, c->mode, ocb, nb, &a);
+    /* Cache blocking: a group of up to COLS_PER_CALL columns and a chunk of c->cpb channel
+     * pairs of the input window stay in L1 while every block of output channels reads them;
+     * the partial sums wait in the row buffer (all output channels of the row) between
+     * chunks. Summing the chunks in this order is exact: the certificate bounds every
+     * partial sum (docs/integer-ops.md §5, conv rule). */
+    for (int px = 0; px < nphx; px++) {
+        const phase2 *P = &c->ph[py * nphx + px];
+        const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
+        const int ncp = P->ntaps ? c->ncp : 0;
+        cpuk_mk_args a;
+        a.tap_off = off[px];
+        a.ntaps = P->ntaps;
+        a.cp_stride = c->wp;
+        a.ldo = c->ldo;
+        for (int k = 0; k < blocks; k += COLS_PER_CALL / CPUK_BLK) {
+            const int nb = blocks - k < COLS_PER_CALL / CPUK_BLK ? blocks - k : COLS_PER_CALL / CPUK_BLK;
+            for (int cp0 = 0; cp0 < ncp || cp0 == 0; cp0 += c->cpb) {
+                a.ncp = ncp - cp0 < c->cpb ? ncp - cp0 : c->cpb;
+                a.accumulate = cp0 > 0;
+                a.x = ring + (size_t)cp0 * c->wp + k * CPUK_BLK;
+                for (int ob = 0; ob < c->nob; ob++) {
+                    const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
+                    a.w = P->w + (size_t)ob * CPUK_OCB * c->ncp * P->ntaps + (size_t)cp0 * P->ntaps * ocb;
+                    a.bias = c->bias + ob * CPUK_OCB;
+                    a.out = rowbuf + ((size_t)px * c->nob * CPUK_OCB + (size_t)ob * CPUK_OCB) * c->ldo + k * CPUK_BLK;
+                    cpuk_mk(c->isa, c->mode, ocb, nb, &a);
+                }
+                if (ncp == 0) break;
             }
         }
+    }
+    for (int ob = 0; ob < c->nob; ob++) {
+        const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;
             cpuk_epi_row e;
             e.nph = nphx;
             e.step = c->ax.step;
             for (int px = 0; px < nphx; px++) {
-                e.src[px] = rowbuf + ((size_t)px * CPUK_OCB + oi) * c->ldo;
+                e.src[px] = rowbuf + ((size_t)px * c->nob * CPUK_OCB + (size_t)o) * c->ldo;
                 e.base[px] = c->ax.ph[px].base;
                 e.count[px] = c->ax.ph[px].count;
             }
@@ -393,6 +380,7 @@ static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i)
  * band, when the first output row needing it comes. */
 static void band_task(void *ctx, int tid, size_t task) {
     const cpuk_conv *c = ctx;
+    if (c->amx) { cpuk_amx_band(c, tid, task); return; }
     int32_t *ring = c->ring + (size_t)tid * c->ring_words;
     const int i0 = (int)((size_t)c->ho * task / (size_t)c->nbands);
     const int i1 = (int)((size_t)c->ho * (task + 1) / (size_t)c->nbands);

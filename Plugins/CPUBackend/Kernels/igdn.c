@@ -3,14 +3,23 @@
  * strip of positions into the packed layout, multiplies by the packed gamma, then takes the
  * exact integer square root and finishes rnd(x * isqrt(n), s) in the epilogue. When every
  * square (x*x >> q, bounded through the input's certified interval) and every gamma fits
- * int16, the squares are packed as int16 pairs (vpdpwssd / vpmaddwd); otherwise as int32. */
+ * int16, the squares are packed as int16 pairs (vpdpwssd / vpmaddwd); otherwise as int32.
+ * On the AMX path (at least 8 channels, int16 squares and gamma) the 1x1 convolution runs
+ * on tiles (docs/cpu-kernels.md §2.6): the squares are packed four channels per word as
+ * bytes, split into high and low bytes unless the interval proves every square <= 127, and
+ * gamma likewise unless every gamma <= 127. */
 #include "kernels_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Positions per task: one microkernel call of 6 blocks for every block of 4 channels. */
-#define STRIP (CPUK_BLK * 6)
+/* Positions per task. Long enough that each of the c channel rows a task reads is a run
+ * of consecutive cache lines the prefetcher follows (the rows of one strip lie H*W*2
+ * bytes apart, usually a multiple of 4 KiB: with short runs they fight over the same L1
+ * sets and each is a fresh miss); the squares of a strip stay in L2. The vector path calls
+ * the microkernel on 6 blocks of 16 at a time. */
+#define STRIP (CPUK_BLK * 24)
+#define MK_BLOCKS 6
 
 struct cpuk_igdn {
     cpuk_isa isa;
@@ -26,6 +35,12 @@ struct cpuk_igdn {
     int nthreads;
     const void *run_in;
     void *run_out;
+    /* AMX: amx_kind >= 0. */
+    int amx_kind, sq_split, g_split, nq, nkc, nob16;
+    int8_t *amx_wa, *amx_wb;   /* gamma tiles [ob16][kc][16][64] */
+    int32_t *amx_bias;         /* beta tiles [ob16][16][16] */
+    int32_t *amx_scratch;      /* per thread: squares hi/lo [nq][STRIP] each, n [32][STRIP], 512 */
+    size_t amx_scratch_words;
 };
 
 void cpuk_igdn_destroy(cpuk_igdn *g) {
@@ -34,7 +49,44 @@ void cpuk_igdn_destroy(cpuk_igdn *g) {
     cpuk_free(g->beta);
     free(g->post);
     cpuk_free(g->scratch);
+    cpuk_free(g->amx_wa);
+    cpuk_free(g->amx_wb);
+    cpuk_free(g->amx_bias);
+    cpuk_free(g->amx_scratch);
     free(g);
+}
+
+/* Packs gamma into tiles (rows: output channels; K: input channels) and beta into bias
+ * tiles. Every square lies in [0, sqhi] and every gamma in [0, 32767] here. */
+static int amx_setup(cpuk_igdn *g, const cpuk_igdn_desc *d, int64_t sqhi, int nthreads) {
+    int g8 = 1;
+    for (size_t i = 0; i < (size_t)d->c * d->c; i++) if (d->gamma[i] > 127) g8 = 0;
+    g->sq_split = sqhi > 127;
+    g->g_split = !g8;
+    g->nq = ((d->c + 3) / 4 + 15) / 16 * 16;
+    g->nkc = g->nq / 16;
+    g->nob16 = (d->c + 15) / 16;
+    const size_t bytes = (size_t)g->nob16 * g->nkc * 1024;
+    g->amx_wa = cpuk_alloc(bytes);
+    g->amx_wb = g->g_split ? cpuk_alloc(bytes) : NULL;
+    g->amx_bias = cpuk_alloc((size_t)g->nob16 * 256 * sizeof(int32_t));
+    g->amx_scratch_words = (size_t)2 * g->nq * STRIP + (size_t)32 * STRIP + 512;
+    g->amx_scratch = cpuk_alloc(g->amx_scratch_words * (size_t)(nthreads < 1 ? 1 : nthreads) * sizeof(int32_t));
+    if (!g->amx_wa || (g->g_split && !g->amx_wb) || !g->amx_bias || !g->amx_scratch) return -1;
+    for (int ob = 0; ob < g->nob16; ob++)
+        for (int kc = 0; kc < g->nkc; kc++)
+            for (int r = 0; r < 16; r++)
+                for (int k = 0; k < 64; k++) {
+                    const int o = ob * 16 + r, ch = (kc * 16 + k / 4) * 4 + k % 4;
+                    const int32_t v = o < d->c && ch < d->c ? d->gamma[(size_t)o * d->c + ch] : 0;
+                    const size_t at = ((size_t)ob * g->nkc + kc) * 1024 + (size_t)r * 64 + (size_t)k;
+                    if (g->g_split) { g->amx_wa[at] = (int8_t)(v >> 8); g->amx_wb[at] = (int8_t)(uint8_t)(v & 255); }
+                    else g->amx_wa[at] = (int8_t)v;
+                }
+    for (int o = 0; o < g->nob16 * 16; o++)
+        for (int n = 0; n < 16; n++) g->amx_bias[(size_t)o * 16 + n] = o < d->c ? d->beta[o] : 0;
+    g->amx_kind = cpuk_amx_kind(g->sq_split, g->g_split);
+    return 0;
 }
 
 cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads, char *err, size_t cap) {
@@ -46,7 +98,8 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads,
     int64_t sqhi = (m * m) >> d->square_shift;
     int gamma16 = 1;
     for (size_t i = 0; i < (size_t)d->c * d->c; i++) if (d->gamma[i] > INT16_MAX) gamma16 = 0;
-    g->isa = isa;
+    g->isa = cpuk_vector_isa(isa);
+    g->amx_kind = -1;
     g->mode = (sqhi <= INT16_MAX && gamma16) ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
     g->c = d->c;
     g->ncp = g->mode == CPUK_MODE_PAIR16 ? (d->c + 1) / 2 : d->c;
@@ -81,6 +134,12 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads,
                 else
                     *w++ = row[cp];
             }
+    }
+    if (isa == CPUK_ISA_AMX && g->mode == CPUK_MODE_PAIR16 && d->in_bits == 16 && d->c >= 8 && d->c <= CPUK_AMX_MAX_K &&
+        amx_setup(g, d, sqhi, nthreads) != 0) {
+        cpuk_set_err(err, cap, "out of memory for an inverse_gdn over %d channels on tiles", d->c);
+        cpuk_igdn_destroy(g);
+        return NULL;
     }
     return g;
 }
@@ -148,9 +207,13 @@ static void strip_task(void *ctx, int tid, size_t task) {
         a.cp_stride = STRIP;
         a.w = g->w + (size_t)ob * CPUK_OCB * g->ncp;
         a.bias = g->beta + ob * CPUK_OCB;
-        a.out = nbuf;
         a.ldo = STRIP;
-        cpuk_mk(g->isa, g->mode, ocb, nb, &a);
+        a.accumulate = 0;
+        for (int k = 0; k < nb; k += MK_BLOCKS) {
+            a.x = sq + k * CPUK_BLK;
+            a.out = nbuf + k * CPUK_BLK;
+            cpuk_mk(g->isa, g->mode, ocb, nb - k < MK_BLOCKS ? nb - k : MK_BLOCKS, &a);
+        }
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;
             const size_t at = (size_t)o * g->hw + p0;
@@ -171,10 +234,108 @@ static void strip_task(void *ctx, int tid, size_t task) {
     }
 }
 
+/* Squares of four channel rows as bytes, four channels per word: whole (every square
+ * <= 127) into hi, or high bytes into hi and low bytes into lo. Channels past c are the
+ * zero row. */
+CPUK_INLINE void square_quads(int32_t *restrict hi, int32_t *restrict lo, const int16_t *p0, const int16_t *p1,
+                              const int16_t *p2, const int16_t *p3, int len, int q, int split) {
+    for (int n = 0; n < len; n++) {
+        const uint32_t s0 = (uint32_t)square(p0[n], q), s1 = (uint32_t)square(p1[n], q);
+        const uint32_t s2 = (uint32_t)square(p2[n], q), s3 = (uint32_t)square(p3[n], q);
+        if (split) {
+            lo[n] = (int32_t)((s0 & 255) | (s1 & 255) << 8 | (s2 & 255) << 16 | (s3 & 255) << 24);
+            hi[n] = (int32_t)((s0 >> 8) | (s1 >> 8) << 8 | (s2 >> 8) << 16 | (s3 >> 8) << 24);
+        } else {
+            hi[n] = (int32_t)(s0 | s1 << 8 | s2 << 16 | s3 << 24);
+        }
+    }
+}
+#if CPUK_X86
+__attribute__((target("avx512f,avx512bw")))
+static void square_quads_avx512(int32_t *hi, int32_t *lo, const int16_t *p0, const int16_t *p1, const int16_t *p2,
+                                const int16_t *p3, int len, int q, int split) {
+    if (split) square_quads(hi, lo, p0, p1, p2, p3, len, q, 1); else square_quads(hi, lo, p0, p1, p2, p3, len, q, 0);
+}
+#else
+static void square_quads_avx512(int32_t *hi, int32_t *lo, const int16_t *p0, const int16_t *p1, const int16_t *p2,
+                                const int16_t *p3, int len, int q, int split) {
+    square_quads(hi, lo, p0, p1, p2, p3, len, q, split);
+}
+#endif
+
+static void amx_strip_task(void *ctx, int tid, size_t task) {
+    cpuk_igdn *g = ctx;
+    const size_t p0 = task * STRIP;
+    const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
+    int32_t *hi = g->amx_scratch + (size_t)tid * g->amx_scratch_words;
+    int32_t *lo = hi + (size_t)g->nq * STRIP;
+    int32_t *nbuf = lo + (size_t)g->nq * STRIP;
+    int32_t *tiles = nbuf + (size_t)32 * STRIP;
+    static const int16_t zeros[STRIP];
+    const int16_t *in = g->run_in;   /* the AMX path is chosen for int16 inputs only */
+    const int nq_real = (g->c + 3) / 4;
+    for (int qd = 0; qd < nq_real; qd++) {
+        const int16_t *p[4];
+        for (int k = 0; k < 4; k++) {
+            const int ch = 4 * qd + k;
+            p[k] = ch < g->c ? in + (size_t)ch * g->hw + p0 : zeros;
+        }
+        int32_t *h = hi + (size_t)qd * STRIP, *l = lo + (size_t)qd * STRIP;
+        square_quads_avx512(h, l, p[0], p[1], p[2], p[3], len, g->q, g->sq_split);
+        for (int n = len; n < STRIP; n++) { h[n] = 0; l[n] = 0; }
+    }
+    /* Quads past the channels stay zero: written once here, never again. */
+    static const ptrdiff_t zero_off[1] = { 0 };
+    cpuk_amx_tiles_on();
+    for (int ob = 0; ob < g->nob16; ob += 2) {
+        const int no = g->nob16 - ob < 2 ? g->nob16 - ob : 2;
+        cpuk_amx_gemm m;
+        m.kind = g->amx_kind;
+        m.w_ob = (size_t)g->nkc * 1024;
+        m.wa = g->amx_wa + (size_t)ob * m.w_ob;
+        m.wb = g->g_split ? g->amx_wb + (size_t)ob * m.w_ob : NULL;
+        m.nob = no;
+        m.xa = hi;
+        m.xb = g->sq_split ? lo : NULL;
+        m.off = zero_off;
+        m.ntaps = 1;
+        m.nkc = g->nkc;
+        m.kc_words = (size_t)16 * STRIP;
+        m.xstride = STRIP * sizeof(int32_t);
+        m.blocks = (len + CPUK_BLK - 1) / CPUK_BLK;
+        m.bias_tile = g->amx_bias + (size_t)ob * 256;
+        m.out = nbuf;
+        m.ldo = STRIP;
+        m.scratch = tiles;
+        cpuk_amx_gemm_run(&m);
+        const int oc_end = (ob + no) * 16 < g->c ? (ob + no) * 16 : g->c;
+        for (int o = ob * 16; o < oc_end; o++) {
+            const size_t at = (size_t)o * g->hw + p0;
+            cpuk_epi_igdn e;
+            e.n = nbuf + (size_t)(o - ob * 16) * STRIP;
+            e.x = in + at;
+            e.x_bits = 16;
+            e.count = len;
+            e.out_shift = g->s;
+            e.kind = g->post_kind;
+            e.post = g->post[o];
+            e.out = g->out_bits == 16 ? (void *)((int16_t *)g->run_out + at) : (void *)((int32_t *)g->run_out + at);
+            e.out_bits = g->out_bits;
+            cpuk_epi_igdn_avx512(&e);
+        }
+    }
+    cpuk_amx_tiles_off();
+}
+
+const char *cpuk_igdn_kernel_name(const cpuk_igdn *g) {
+    if (g->amx_kind >= 0) return cpuk_amx_kind_name(g->amx_kind);
+    return g->isa == CPUK_ISA_AVX512 ? "vnni" : g->isa == CPUK_ISA_AVX2 ? "avx2" : "scalar";
+}
+
 void cpuk_igdn_run(cpuk_igdn *g, cpuk_pool *pool, const void *in, void *out) {
     g->run_in = in;
     g->run_out = out;
-    cpuk_pool_run(pool, (g->hw + STRIP - 1) / STRIP, strip_task, g);
+    cpuk_pool_run(pool, (g->hw + STRIP - 1) / STRIP, g->amx_kind >= 0 ? amx_strip_task : strip_task, g);
     g->run_in = NULL;
     g->run_out = NULL;
 }

@@ -70,7 +70,8 @@ CPUK_INLINE void cpuk_store(void *p, int bits, size_t i, int32_t v) {
  * Packed input words: pairs of int16 channels (mode PAIR16) or one int32 channel (I32).
  * out[oi*ldo + n] = bias[oi] + sum over cp < ncp, t < ntaps, of
  *   x[cp*cp_stride + tap_off[t] + n]  (*)  w[(cp*ntaps + t)*OCB + oi]
- * where (*) is the pair dot product lo*lo + hi*hi (PAIR16) or the product (I32). */
+ * where (*) is the pair dot product lo*lo + hi*hi (PAIR16) or the product (I32); with
+ * `accumulate`, out[] itself replaces the bias (the sum runs over channel chunks). */
 enum { CPUK_MODE_PAIR16 = 0, CPUK_MODE_I32 = 1 };
 #define CPUK_BLK 16
 #define CPUK_MAX_NB 8
@@ -88,6 +89,7 @@ typedef struct cpuk_mk_args {
     const int32_t *bias;
     int32_t *out;
     ptrdiff_t ldo;
+    int accumulate;            /* 1: start from out[] (a later channel chunk), not the bias */
 } cpuk_mk_args;
 
 void cpuk_mk_scalar(int mode, int ocb, int nb, const cpuk_mk_args *a);
@@ -130,6 +132,40 @@ void cpuk_epi_igdn_avx512(const cpuk_epi_igdn *e);
 uint64_t cpuk_peak_avx512(uint64_t iters);
 uint64_t cpuk_peak_avx2(uint64_t iters);
 uint64_t cpuk_peak_scalar(uint64_t iters);
+
+/* The vector path a kernel without tiles runs on: AMX CPUs run AVX-512 VNNI. */
+CPUK_INLINE cpuk_isa cpuk_vector_isa(cpuk_isa isa) { return isa == CPUK_ISA_AMX ? CPUK_ISA_AVX512 : isa; }
+
+/* ---- AMX tile products (conv_amx.c; docs/cpu-kernels.md §2) ----
+ * out[16*ob + r][16*k + n] = bias_tile[ob][r][n] + sum over taps t and K chunks kc of the
+ * byte products of the kind (cpuk_amx_kind), combined exactly; weights wa (and wb, the low
+ * bytes when split) packed [ob][tap][kc][16 rows][64 bytes], activations xa (and xb) packed
+ * four int8 channels per word, quad rows xstride bytes apart, chunk kc at kc*kc_words,
+ * tap t at off[t] words. Only with the tile configuration loaded (cpuk_amx_tiles_on). */
+#define CPUK_AMX_MAX_K (INT32_MAX / (2 * 128 * 255))
+typedef struct cpuk_amx_gemm {
+    int kind;
+    const int8_t *wa, *wb;
+    size_t w_ob;               /* bytes between channel blocks */
+    int nob;                   /* channel blocks */
+    const int32_t *xa, *xb;
+    const ptrdiff_t *off;
+    int ntaps, nkc;
+    size_t kc_words, xstride;
+    int blocks;                /* column blocks of 16 */
+    const int32_t *bias_tile;  /* [ob][16][16] */
+    int32_t *out;
+    size_t ldo;                /* words */
+    int32_t *scratch;          /* 512 words */
+} cpuk_amx_gemm;
+void cpuk_amx_gemm_run(const cpuk_amx_gemm *g);
+int cpuk_amx_kind(int split_x, int split_w);
+const char *cpuk_amx_kind_name(int kind);
+void cpuk_amx_tiles_on(void);
+void cpuk_amx_tiles_off(void);
+
+/* TDPBSSD on four accumulator tiles, `iters` rounds; returns int8 multiply-accumulates. */
+uint64_t cpuk_peak_amx(uint64_t iters);
 
 CPUK_INLINE void cpuk_mk(cpuk_isa isa, int mode, int ocb, int nb, const cpuk_mk_args *a) {
     if (isa == CPUK_ISA_AVX512) cpuk_mk_avx512(mode, ocb, nb, a);

@@ -14,7 +14,8 @@ I256 void mk_body(const cpuk_mk_args *a, int32_t *out, const int32_t *x, const i
     __m256i acc[CPUK_OCB][2];
     for (int oi = 0; oi < OCB; oi++) {
         const __m256i b = _mm256_set1_epi32(a->bias[oi]);
-        acc[oi][0] = b; acc[oi][1] = b;
+        acc[oi][0] = a->accumulate ? _mm256_loadu_si256((const __m256i *)(out + oi * a->ldo)) : b;
+        acc[oi][1] = a->accumulate ? _mm256_loadu_si256((const __m256i *)(out + oi * a->ldo + 8)) : b;
     }
     const int32_t *w = a->w;
     const int ntaps = a->ntaps;

@@ -15,7 +15,8 @@ I512 void mk_body(const cpuk_mk_args *a, const int mode, const int OCB, const in
     __m512i acc[CPUK_OCB][CPUK_MAX_NB];
     for (int oi = 0; oi < OCB; oi++) {
         const __m512i b = _mm512_set1_epi32(a->bias[oi]);
-        for (int k = 0; k < NB; k++) acc[oi][k] = b;
+        for (int k = 0; k < NB; k++)
+            acc[oi][k] = a->accumulate ? _mm512_loadu_si512((const void *)(a->out + oi * a->ldo + CPUK_BLK * k)) : b;
     }
     const int32_t *w = a->w;
     const int ntaps = a->ntaps;

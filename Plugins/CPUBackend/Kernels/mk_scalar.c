@@ -5,7 +5,7 @@ void cpuk_mk_scalar(int mode, int ocb, int nb, const cpuk_mk_args *a) {
     const int width = nb * CPUK_BLK;
     for (int oi = 0; oi < ocb; oi++) {
         int32_t *out = a->out + oi * a->ldo;
-        for (int n = 0; n < width; n++) out[n] = a->bias[oi];
+        if (!a->accumulate) for (int n = 0; n < width; n++) out[n] = a->bias[oi];
     }
     const int32_t *w = a->w;
     for (int cp = 0; cp < a->ncp; cp++) {

@@ -9,7 +9,8 @@ typedef struct peak_ctx { cpuk_isa isa; uint64_t iters; uint64_t macs; } peak_ct
 static void peak_task(void *raw, int tid, size_t task) {
     (void)tid; (void)task;
     peak_ctx *c = raw;
-    uint64_t n = c->isa == CPUK_ISA_AVX512 ? cpuk_peak_avx512(c->iters)
+    uint64_t n = c->isa == CPUK_ISA_AMX ? cpuk_peak_amx(c->iters / 4 + 1)
+               : c->isa == CPUK_ISA_AVX512 ? cpuk_peak_avx512(c->iters)
                : c->isa == CPUK_ISA_AVX2 ? cpuk_peak_avx2(c->iters) : cpuk_peak_scalar(c->iters);
     __atomic_fetch_add(&c->macs, n, __ATOMIC_RELAXED);
 }

@@ -11,6 +11,9 @@
 #if CPUK_X86
 #include <cpuid.h>
 #endif
+#if CPUK_X86 && defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #if CPUK_X86
 /* XCR0 via XGETBV; only valid once CPUID reported OSXSAVE. */
@@ -38,6 +41,31 @@ static void detect(int *avx2, int *avx512) {
     *avx2 = ymm_os && has_avx2 && fma;
     *avx512 = *avx2 && zmm_os && has_f && has_bw && has_vl && has_vnni;
 }
+
+/* AMX-TILE + AMX-INT8 in CPUID leaf 7 (EDX bits 24, 25), the tile config and data state
+ * enabled in XCR0 (bits 17, 18), and, on Linux, the process granted the tile data state:
+ * the kernel keeps it off until arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
+ * asks for it, and a tile instruction before that is a SIGILL. The request is idempotent
+ * and process-wide, so every pool thread may use tiles once it succeeded. */
+static int detect_amx(void) {
+    int a2, a5;
+    detect(&a2, &a5);
+    if (!a5) return 0;
+    unsigned a, b, c, d;
+    __cpuid_count(7, 0, a, b, c, d);
+    if (!((d >> 24) & 1) || !((d >> 25) & 1)) return 0;
+    if ((read_xcr0() & 0x60000) != 0x60000) return 0;
+#if defined(__linux__)
+    enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+    if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0) return 0;
+    unsigned long granted = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &granted) != 0) return 0;
+    return (granted >> XFEATURE_XTILEDATA) & 1;
+#else
+    /* Other kernels: no known way to ask for the state, so no tiles. */
+    return 0;
+#endif
+}
 #endif
 
 int cpuk_isa_supported(cpuk_isa isa) {
@@ -46,6 +74,13 @@ int cpuk_isa_supported(cpuk_isa isa) {
 #if CPUK_X86
     case CPUK_ISA_AVX2: { int a2, a5; detect(&a2, &a5); return a2; }
     case CPUK_ISA_AVX512: { int a2, a5; detect(&a2, &a5); return a5; }
+    case CPUK_ISA_AMX: {
+        /* Detected once: the grant cannot be taken back, and tests open many backends. */
+        static int cached = -1;
+        int v = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+        if (v < 0) { v = detect_amx(); __atomic_store_n(&cached, v, __ATOMIC_RELEASE); }
+        return v;
+    }
 #else
     default: return 0;
 #endif
@@ -54,6 +89,7 @@ int cpuk_isa_supported(cpuk_isa isa) {
 }
 
 cpuk_isa cpuk_isa_best(void) {
+    if (cpuk_isa_supported(CPUK_ISA_AMX)) return CPUK_ISA_AMX;
     if (cpuk_isa_supported(CPUK_ISA_AVX512)) return CPUK_ISA_AVX512;
     if (cpuk_isa_supported(CPUK_ISA_AVX2)) return CPUK_ISA_AVX2;
     return CPUK_ISA_SCALAR;
@@ -64,6 +100,7 @@ const char *cpuk_isa_name(cpuk_isa isa) {
     case CPUK_ISA_SCALAR: return "scalar";
     case CPUK_ISA_AVX2: return "avx2";
     case CPUK_ISA_AVX512: return "avx512-vnni";
+    case CPUK_ISA_AMX: return "amx-int8";
     }
     return "unknown";
 }
@@ -73,6 +110,7 @@ int cpuk_isa_parse(const char *text, cpuk_isa *out) {
     if (strcmp(text, "scalar") == 0) { *out = CPUK_ISA_SCALAR; return 1; }
     if (strcmp(text, "avx2") == 0) { *out = CPUK_ISA_AVX2; return 1; }
     if (strcmp(text, "avx512") == 0 || strcmp(text, "avx512-vnni") == 0) { *out = CPUK_ISA_AVX512; return 1; }
+    if (strcmp(text, "amx") == 0 || strcmp(text, "amx-int8") == 0) { *out = CPUK_ISA_AMX; return 1; }
     return 0;
 }
 

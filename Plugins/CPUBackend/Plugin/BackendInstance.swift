@@ -5,28 +5,28 @@ import CPUKernels
 import Glibc
 #endif
 
-/// One open backend object: the thread pool every prepared graph of it shares, and the
-/// instruction-set path chosen at open.
+/// One open backend object: the thread pool every prepared graph of it shares, and its
+/// units, one per instruction-set path offered.
 ///
 /// Environment, read at `open` (so a test sets it before loading or re-opening):
-///   WAI_CPU_ISA      scalar | avx2 | avx512 — force a path; refused when the CPU lacks it.
-///                    Unset or "auto": the fastest path CPUID + XGETBV report.
+///   WAI_CPU_ISA      the paths offered as units (ISAPath.offered): unset or "auto" — every
+///                    path the CPU runs, fastest first; "avx2" or "amx,avx512" — those only,
+///                    in that order; a path the CPU lacks is refused.
 ///   WAI_CPU_THREADS  1…1024 — pool size; unset: the number of online CPUs.
 final class CPUBackendInstance {
     let pool: OpaquePointer
-    let isa: cpuk_isa
+    let paths: [ISAPath]
     let threads: Int
     let device: String
-    let driver: String
 
-    private init(pool: OpaquePointer, isa: cpuk_isa, threads: Int, device: String, driver: String) {
-        self.pool = pool; self.isa = isa; self.threads = threads; self.device = device; self.driver = driver
+    private init(pool: OpaquePointer, paths: [ISAPath], threads: Int, device: String) {
+        self.pool = pool; self.paths = paths; self.threads = threads; self.device = device
     }
 
     deinit { cpuk_pool_destroy(pool) }
 
     static func open() throws -> CPUBackendInstance {
-        let isa = try chosenISA()
+        let paths = try ISAPath.offered(by: environment("WAI_CPU_ISA"))
         let threads = try threadCount()
         guard let pool = cpuk_pool_create(Int32(threads)) else {
             throw BackendFailure(status: WAI_ERR_INTERNAL, message: "open: could not start \(threads - 1) worker threads")
@@ -34,29 +34,24 @@ final class CPUBackendInstance {
         var model = [CChar](repeating: 0, count: 96)
         model.withUnsafeMutableBufferPointer { cpuk_cpu_model($0.baseAddress, $0.count) }
         let name = String(decoding: model.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let isaName = String(cString: cpuk_isa_name(isa))
-        return CPUBackendInstance(pool: pool, isa: isa, threads: threads,
-                                  device: "\(name) (\(threads) thread\(threads == 1 ? "" : "s"))",
-                                  driver: "waihost-cpu \(pluginVersion) \(isaName)")
+        return CPUBackendInstance(pool: pool, paths: paths, threads: threads,
+                                  device: "\(name) (\(threads) thread\(threads == 1 ? "" : "s"))")
     }
+
+    /// The path of a unit index from the ABI; a bad index names the units there are.
+    func path(ofUnit unit: UInt32, in call: String) throws -> ISAPath {
+        guard Int(unit) < paths.count else {
+            throw BackendFailure.invalid("\(call): unit \(unit) does not exist (the cpu backend has \(paths.count) unit\(paths.count == 1 ? "" : "s"): \(paths.map(\.driverName).joined(separator: ", ")))")
+        }
+        return paths[Int(unit)]
+    }
+
+    /// `waihost-cpu <version> <path>`: the path is part of the probe-cache key.
+    func driver(of path: ISAPath) -> String { "waihost-cpu \(pluginVersion) \(path.driverName)" }
 
     private static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         return String(cString: value)
-    }
-
-    private static func chosenISA() throws -> cpuk_isa {
-        guard let requested = environment("WAI_CPU_ISA"), !requested.isEmpty, requested != "auto" else {
-            return cpuk_isa_best()
-        }
-        var isa = CPUK_ISA_SCALAR
-        guard cpuk_isa_parse(requested, &isa) != 0 else {
-            throw BackendFailure.invalid("open: WAI_CPU_ISA=\(requested) is not one of scalar, avx2, avx512, auto")
-        }
-        guard cpuk_isa_supported(isa) != 0 else {
-            throw BackendFailure.unsupported("open: WAI_CPU_ISA=\(requested) asks for \(String(cString: cpuk_isa_name(isa))), which this CPU (or its OS) does not support")
-        }
-        return isa
     }
 
     private static func threadCount() throws -> Int {
@@ -69,7 +64,7 @@ final class CPUBackendInstance {
 
     /// docs/backend-abi.md §2.3: the caller sized the struct; write only members inside it.
     func fillUnitInfo(unit: UInt32, _ out: UnsafeMutablePointer<wai_unit_info>) throws {
-        guard unit == 0 else { throw BackendFailure.invalid("unit_info: unit \(unit) does not exist (the cpu backend has 1 unit)") }
+        let path = try path(ofUnit: unit, in: "unit_info")
         let size = out.pointee.struct_size
         let needed = MemoryLayout<wai_unit_info>.size
         guard size >= needed else {
@@ -77,7 +72,7 @@ final class CPUBackendInstance {
         }
         out.pointee.kind = WAI_UNIT_CPU.rawValue
         Self.copy(device, into: &out.pointee.device)
-        Self.copy(driver, into: &out.pointee.driver)
+        Self.copy(driver(of: path), into: &out.pointee.driver)
         out.pointee.narrow_storage = 1
     }
 

@@ -15,14 +15,12 @@ public func waiBackendEntry(_ hostMajor: UInt32, _ hostMinor: UInt32,
 extension CPUBackendInstance: ABIBackend {
     static var name: String { "cpu" }
     static var version: String { pluginVersion }
-    var unitCount: UInt32 { 1 }
+    var unitCount: UInt32 { UInt32(paths.count) }
 
     func prepare(unit: UInt32, graph: UnsafePointer<wai_graph_desc>?) throws -> CPUPreparedGraph {
-        guard unit == 0 else {
-            throw BackendFailure.invalid("graph_prepare: unit \(unit) does not exist (the cpu backend has 1 unit)")
-        }
+        let path = try path(ofUnit: unit, in: "graph_prepare")
         let spec = try DescriptorReader.read(requireGraph(graph))
-        return try CPUPreparedGraph(spec: spec, backend: self)
+        return try CPUPreparedGraph(spec: spec, backend: self, path: path)
     }
 }
 

@@ -45,7 +45,7 @@ struct ExecutionPlan {
     let slots: [Int?]
     let buffers: [StorageBuffer]
 
-    init(_ spec: GraphSpec, backend: CPUBackendInstance) throws {
+    init(_ spec: GraphSpec, backend: CPUBackendInstance, path: ISAPath) throws {
         let tensors = spec.tensors
         var reads = [Int](repeating: 0, count: tensors.count)
         for node in spec.nodes { for t in node.inputs { reads[t] += 1 } }
@@ -74,11 +74,11 @@ struct ExecutionPlan {
                 }
                 if case .conv(let c) = node.op {
                     let kernel = try Self.makeConv(c, x: tensors[input], y: tensors[node.output],
-                                                   outBits: tensors[output].bits, post: post, node: k, backend: backend)
+                                                   outBits: tensors[output].bits, post: post, node: k, backend: backend, path: path)
                     steps.append(.conv(kernel, input: input, output: output))
                 } else if case .inverseGDN(let g) = node.op {
                     let kernel = try Self.makeInverseGDN(g, x: tensors[input], outBits: tensors[output].bits,
-                                                         post: post, node: k, backend: backend)
+                                                         post: post, node: k, backend: backend, path: path)
                     steps.append(.inverseGDN(kernel, input: input, output: output))
                 }
             case .requantize(let r): steps.append(.requantize(r, input: input, output: node.output))
@@ -135,7 +135,7 @@ struct ExecutionPlan {
     }
 
     private static func makeConv(_ c: ConvSpec, x: TensorSpec, y: TensorSpec, outBits: Int32, post: FusedPost,
-                                 node: Int, backend: CPUBackendInstance) throws -> ConvKernel {
+                                 node: Int, backend: CPUBackendInstance, path: ISAPath) throws -> ConvKernel {
         var message = [CChar](repeating: 0, count: 256)
         let handle: OpaquePointer? = c.weights.withUnsafeBufferPointer { w in
             c.bias.withUnsafeBufferPointer { b in
@@ -147,9 +147,9 @@ struct ExecutionPlan {
                         kh: Int32(c.kernelH), kw: Int32(c.kernelW), stride: Int32(c.stride),
                         pad: Int32(c.pad), output_pad: Int32(c.outputPad),
                         weights: w.baseAddress, bias: b.baseAddress,
-                        in_bits: x.bits, out_bits: outBits, post: p)
+                        in_bits: x.bits, out_bits: outBits, in_lo: x.lo, in_hi: x.hi, post: p)
                     return message.withUnsafeMutableBufferPointer {
-                        cpuk_conv_create(&d, backend.isa, Int32(backend.threads), $0.baseAddress, $0.count)
+                        cpuk_conv_create(&d, path.kernel, Int32(backend.threads), $0.baseAddress, $0.count)
                     }
                 }
             }
@@ -161,7 +161,7 @@ struct ExecutionPlan {
     }
 
     private static func makeInverseGDN(_ g: InverseGDNSpec, x: TensorSpec, outBits: Int32, post: FusedPost,
-                                       node: Int, backend: CPUBackendInstance) throws -> InverseGDNKernel {
+                                       node: Int, backend: CPUBackendInstance, path: ISAPath) throws -> InverseGDNKernel {
         var message = [CChar](repeating: 0, count: 256)
         let handle: OpaquePointer? = g.beta.withUnsafeBufferPointer { beta in
             g.gamma.withUnsafeBufferPointer { gamma in
@@ -172,7 +172,7 @@ struct ExecutionPlan {
                         square_shift: Int32(g.squareShift), out_shift: Int32(g.outShift),
                         in_lo: x.lo, in_hi: x.hi, in_bits: x.bits, out_bits: outBits, post: p)
                     return message.withUnsafeMutableBufferPointer {
-                        cpuk_igdn_create(&d, backend.isa, Int32(backend.threads), $0.baseAddress, $0.count)
+                        cpuk_igdn_create(&d, path.kernel, Int32(backend.threads), $0.baseAddress, $0.count)
                     }
                 }
             }

@@ -11,12 +11,12 @@ final class CPUPreparedGraph {
     private let outputs: [Int]
     private let plan: ExecutionPlan
 
-    init(spec: GraphSpec, backend: CPUBackendInstance) throws {
+    init(spec: GraphSpec, backend: CPUBackendInstance, path: ISAPath) throws {
         self.backend = backend
         tensors = spec.tensors
         inputs = spec.inputs
         outputs = spec.outputs
-        plan = try ExecutionPlan(spec, backend: backend)
+        plan = try ExecutionPlan(spec, backend: backend, path: path)
     }
 
     /// docs/backend-abi.md §7: the request is checked in full before anything is written.

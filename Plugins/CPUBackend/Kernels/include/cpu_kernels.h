@@ -9,7 +9,10 @@
  * ISA paths (chosen per backend at open, never mixed inside one prepared object):
  *   scalar  portable C, any architecture;
  *   avx2    x86-64 AVX2, int16 pairs through vpmaddwd;
- *   avx512  x86-64 AVX-512 F/BW + VNNI, int16 pairs through vpdpwssd.
+ *   avx512  x86-64 AVX-512 F/BW + VNNI, int16 pairs through vpdpwssd;
+ *   amx     x86-64 AMX-INT8 tiles for the int16 convolutions (docs/cpu-kernels.md), the
+ *           AVX-512 VNNI kernels for everything else. Needs the OS to grant the tile data
+ *           state (Linux: arch_prctl(ARCH_REQ_XCOMP_PERM)), which detection requests.
  */
 #ifndef WAI_CPU_KERNELS_H
 #define WAI_CPU_KERNELS_H
@@ -24,16 +27,21 @@ extern "C" {
 typedef enum cpuk_isa {
     CPUK_ISA_SCALAR = 0,
     CPUK_ISA_AVX2 = 1,
-    CPUK_ISA_AVX512 = 2
+    CPUK_ISA_AVX512 = 2,
+    CPUK_ISA_AMX = 3
 } cpuk_isa;
+
+#define CPUK_ISA_COUNT 4
 
 /* 1 when this CPU (CPUID + XGETBV: the OS saves the registers) runs `isa`. */
 int cpuk_isa_supported(cpuk_isa isa);
 /* The fastest supported path. */
 cpuk_isa cpuk_isa_best(void);
-/* "scalar", "avx2", "avx512-vnni": the name that goes into the unit's driver string. */
+/* "scalar", "avx2", "avx512-vnni", "amx-int8": the name that goes into the unit's driver
+ * string. */
 const char *cpuk_isa_name(cpuk_isa isa);
-/* Parses a WAI_CPU_ISA value: "scalar", "avx2", "avx512" (or "avx512-vnni"); 0 if unknown. */
+/* Parses one WAI_CPU_ISA name: "scalar", "avx2", "avx512" (or "avx512-vnni"), "amx" (or
+ * "amx-int8"); 0 if unknown. */
 int cpuk_isa_parse(const char *text, cpuk_isa *out);
 
 /* The CPU's model name from /proc/cpuinfo (or the machine name where it has none). */
@@ -75,6 +83,7 @@ typedef struct cpuk_conv_desc {
     const int16_t *weights;      /* conv [cout][cin][kh][kw]; transposed [cin][cout][kh][kw] */
     const int32_t *bias;         /* [cout] */
     int in_bits, out_bits;       /* 16 or 32: storage of the input and output buffers */
+    int32_t in_lo, in_hi;        /* the input's certified interval: picks the AMX decomposition */
     cpuk_post post;
 } cpuk_conv_desc;
 
@@ -88,6 +97,9 @@ void cpuk_conv_run(cpuk_conv *conv, cpuk_pool *pool, const void *in, void *out);
 void cpuk_conv_destroy(cpuk_conv *conv);
 /* Multiply-accumulates of one run as the op defines them (taps inside the input only). */
 uint64_t cpuk_conv_macs(const cpuk_conv *conv);
+/* How the conv runs: "vnni" (or the path's vector kernel), or on AMX tiles "amx 1x1",
+ * "amx 2x1" (input split in two bytes, weights int8), "amx 1x2", "amx 2x2" (four passes). */
+const char *cpuk_conv_kernel_name(const cpuk_conv *conv);
 
 /* ---- inverse_gdn (§4.9) ---- */
 typedef struct cpuk_igdn_desc {
@@ -105,6 +117,8 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *desc, cpuk_isa isa, int nthrea
                             char *err, size_t err_cap);
 void cpuk_igdn_run(cpuk_igdn *igdn, cpuk_pool *pool, const void *in, void *out);
 void cpuk_igdn_destroy(cpuk_igdn *igdn);
+/* "vnni", "avx2", "scalar", or on AMX tiles "amx XxW" as for convs. */
+const char *cpuk_igdn_kernel_name(const cpuk_igdn *igdn);
 
 /* ---- element-wise and data-movement ops; `hw` = H*W, buffers CHW ---- */
 void cpuk_requantize(cpuk_pool *pool, const void *in, int in_bits, void *out, int out_bits,
@@ -129,7 +143,8 @@ void *cpuk_alloc(size_t bytes);
 void cpuk_free(void *p);
 
 /* ---- measurement: `iters` rounds of a vpdpwssd-only loop on every pool thread, using the
- * given ISA's int16-pair instruction; returns multiply-accumulates performed. ---- */
+ * given ISA's int16-pair instruction (for CPUK_ISA_AMX: TDPBSSD, int8 x int8, `iters`
+ * divided by 4 so a round takes about as long); returns multiply-accumulates performed. ---- */
 uint64_t cpuk_peak_loop(cpuk_pool *pool, cpuk_isa isa, uint64_t iters);
 
 #ifdef __cplusplus

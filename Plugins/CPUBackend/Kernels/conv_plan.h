@@ -1,0 +1,71 @@
+/* The polyphase plan of a conv (conv.c), shared with its AMX tile path (conv_amx.c). */
+#ifndef WAI_CPU_CONV_PLAN_H
+#define WAI_CPU_CONV_PLAN_H
+
+#include "kernels_internal.h"
+
+#define MAX_PH 8
+#define MAX_TAPS 15
+
+typedef struct axis_tap { int k, plane, d; } axis_tap;
+typedef struct axis_phase { int base, count, ntaps; axis_tap taps[MAX_TAPS]; } axis_phase;
+typedef struct axis_plan {
+    int nphases, step;
+    axis_phase ph[MAX_PH];
+    int nplanes, plane_step;
+    int plane_len[MAX_PH];
+    int pad_lo, padded_len;
+    uint64_t pairs;            /* (output, tap) pairs that read inside the input */
+} axis_plan;
+
+typedef struct phase2 {
+    int ntaps;
+    int tap_plane[MAX_TAPS * MAX_TAPS];
+    int tap_dy[MAX_TAPS * MAX_TAPS];   /* padded row offset: pad_lo_y + d */
+    int tap_dx[MAX_TAPS * MAX_TAPS];   /* padded column offset: pad_lo_x + d */
+    int32_t *w;                /* [ob][cp][tap][oc in block] */
+} phase2;
+
+/* The padded input rows a y-phase reads, relative to its row m: m + lo … m + hi. */
+typedef struct row_window { int any, lo, hi; } row_window;
+
+struct cpuk_conv {
+    cpuk_isa isa;
+    int mode;
+    int cin, h, w, cout, ho, wo, in_bits, out_bits;
+    int ncp, nob;
+    axis_plan ay, ax;
+    int wp;                    /* padded plane width */
+    int ring_rows;             /* R: rows of the per-thread ring */
+    size_t row_words;          /* one packed row of one plane: ncp * wp */
+    size_t ring_words;         /* per thread: [plane][R][ncp][wp] */
+    int32_t *ring;
+    int nbands;
+    phase2 *ph;                /* [y-phase][x-phase] */
+    row_window win[MAX_PH];    /* per y-phase */
+    int32_t *bias;
+    int post_kind;
+    cpuk_post_ch *post;
+    int cpb;                   /* channel pairs per cache-blocked chunk */
+    int ldo;                   /* row buffer stride: widest x-phase, rounded to 16 */
+    int32_t *rowbuf;           /* per thread: [x-phase][output channel][ldo] */
+    size_t rowbuf_words;
+    int nthreads;
+    int *row_phase, *row_m;    /* output row -> (y-phase, row within the phase) */
+    uint64_t macs;
+    const void *run_in;        /* valid during a run */
+    void *run_out;
+    struct cpuk_amx *amx;      /* set: the conv runs on AMX tiles (conv_amx.c) */
+};
+
+struct cpuk_amx;
+/* Decides from the certified input interval and the weights whether and how the conv runs
+ * on tiles; leaves c->amx NULL when it does not (the VNNI kernels run). 0, or -1 with a
+ * message when out of memory. Called at the end of cpuk_conv_create. */
+int cpuk_amx_conv_init(cpuk_conv *c, const cpuk_conv_desc *d, char *err, size_t cap);
+void cpuk_amx_conv_free(struct cpuk_amx *a);
+/* One band of output rows on tiles: the counterpart of conv.c's band_task. */
+void cpuk_amx_band(const cpuk_conv *c, int tid, size_t task);
+const char *cpuk_amx_name(const struct cpuk_amx *a);
+
+#endif
