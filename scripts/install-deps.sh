@@ -12,6 +12,7 @@ packages=(
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo  # OpenCL backend: headers to build, the ICD loader it dlopens, PoCL as a real CPU driver, clinfo for the driver matrix
   libmicrohttpd-dev libcurl4-openssl-dev   # relay: loopback server, origin client
   libsqlite3-dev libpq-dev postgresql      # audit collector: SQLite store, PostgreSQL store (tests start their own server)
+  python3-venv                             # tools/venv.sh: the converter tests' virtual environment (tools/requirements.txt from PyPI)
   python3-cryptography                     # audit tests: the independent bundle verifier (Tests/AuditTests/verify_bundle.py)
   ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav  # real players in the relay tests
 )

@@ -38,4 +38,23 @@ else
 fi
 expected+=("$results/examples.xml")
 
+# The model-set converter (tools/convert) against the host binary built above, in the tools'
+# virtual environment (tools/venv.sh: made once, reused while tools/requirements.txt holds).
+echo "== tools/convert (pytest)" >&2
+tools_case() {
+  local py rc
+  py="$(tools/venv.sh)" || return 1
+  WAIHOST_BIN="$(swift build --show-bin-path)/waihost" "$py" -m pytest tools/convert/tests -q -p no:cacheprovider \
+    -W ignore::FutureWarning --junitxml "$results/tools.xml"
+  rc=$?
+  # pytest's 5 is "no tests collected": that must not pass silently.
+  if [ $rc -eq 5 ]; then
+    printf '<testsuite><testcase classname="tools" name="collected"><failure message="no tests collected"/></testcase></testsuite>\n' > "$results/tools.xml"
+  fi
+  return $rc
+}
+tools_case || [ -f "$results/tools.xml" ] || \
+  printf '<testsuite><testcase classname="tools" name="venv"><failure message="tools/venv.sh failed"/></testcase></testsuite>\n' > "$results/tools.xml"
+expected+=("$results/tools.xml")
+
 python3 scripts/test-summary.py "${expected[@]}"

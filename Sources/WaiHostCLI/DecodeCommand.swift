@@ -4,8 +4,8 @@ enum DecodeCommand: Command {
     static let name = "decode"
     static let summary = "decode a wai.neural.int_hyper payload or WAI1 envelope to PNG or RGB8 rows"
     static let help = """
-        usage: waihost decode IN.wai --model DIR -o OUT.png|OUT.rgb|- [--unit SEL | --backend NAME[:INDEX]]
-                              [--report FILE.json] [--json] [--plugin-dir DIR]...
+        usage: waihost decode IN.wai [--model DIR] -o OUT.png|OUT.rgb|- [--compare ORIGINAL.png]
+                              [--unit SEL | --backend NAME[:INDEX]] [--report FILE.json] [--json] [--plugin-dir DIR]...
 
         Decodes a WAI1 envelope (its SHA-256 checked) or a bare payload with the model set it
         was made with: z and y are entropy-decoded on the host CPU, h_s and g_s run on the
@@ -14,8 +14,10 @@ enum DecodeCommand: Command {
         the report: capability, unit, backend, device, dispatch and why, the SHA-256 of the
         decoded RGB8 rows (the same on every unit), and timings. `IN.wai` may be `-`.
 
-          --model DIR        the model set (manifest.json, entropy.json, h_s.whm, g_s.whm)
+          --model DIR        the model set (manifest.json, entropy.json, h_s.whm, g_s.whm); without
+                             it, the shipped set (samples/models) whose id the payload names
           -o OUT             .png, .rgb, or - for raw rows on standard output
+          --compare ORIG     add PSNR (R, G, B together, dB) against ORIG and the bits per pixel
         \(CodecOptions.selectionHelp)
           --report FILE      also write the report as JSON to FILE
           --json             print the report as one JSON object (on standard error with -o -)
@@ -28,7 +30,7 @@ enum DecodeCommand: Command {
     static let maximumInputSize = 1 << 30
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var input: String?, model: String?, out: String?, reportPath: String?
+        var input: String?, model: String?, out: String?, reportPath: String?, original: String?
         var json = false
         var selection: UnitSelection?
         var options = HostOptions()
@@ -38,6 +40,7 @@ enum DecodeCommand: Command {
             case "--model": model = try args.value(for: a)
             case "-o", "--output": out = try args.value(for: a)
             case "--report": reportPath = try args.value(for: a)
+            case "--compare": original = try args.value(for: a)
             case "--json": json = true
             case "--unit", "--backend":
                 guard selection == nil else { throw UsageError(message: "give one of --unit and --backend, once") }
@@ -49,10 +52,21 @@ enum DecodeCommand: Command {
                 input = a
             }
         }
-        guard let input, let model, let out else { throw UsageError(message: "decode needs IN, --model DIR and -o OUT") }
+        guard let input, let out else { throw UsageError(message: "decode needs IN and -o OUT") }
 
         let bytes = input == "-" ? try LocalFile.readStandardInput(limit: maximumInputSize) : try LocalFile.read(input, limit: maximumInputSize)
-        let set = try IntHyperModelSet.load(directory: model)
+        let folder: String
+        if let model {
+            folder = model
+        } else {
+            let id = try IntHyperCodec.modelSetID(of: bytes)
+            guard let shipped = try ShippedModelSets.folder(forID: id) else {
+                throw ModelSetError(file: input, problem: "made with model set \(Hex.encode(id)), which is none of the shipped "
+                    + "sets (\(try ShippedModelSets.folders().joined(separator: ", "))); give its folder with --model DIR")
+            }
+            folder = shipped
+        }
+        let set = try IntHyperModelSet.load(directory: folder)
         let host = BackendHost(configuration: options.configuration())
         let sel = selection ?? .best
         // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
@@ -63,7 +77,16 @@ enum DecodeCommand: Command {
         } else {
             try PictureFile.write(decoded.image, path: out)
         }
-        let report = IntHyperDecodeReport(decoded, modelSet: set, output: out)
+        var report = IntHyperDecodeReport(decoded, modelSet: set, output: out)
+        if let original {
+            let reference = try PictureFile.read(path: original) { w, h in
+                guard w == decoded.image.width, h == decoded.image.height else {
+                    throw UsageError(message: "--compare \(original) is \(w)×\(h), the decoded picture \(decoded.image.width)×\(decoded.image.height)")
+                }
+            }
+            report.comparison = try PictureComparison(decoded: decoded.image, original: reference, originalName: original,
+                                                      codedBytes: decoded.inputBytes)
+        }
         if let reportPath { try LocalFile.write(Array((try JSON.text(report) + "\n").utf8), to: reportPath) }
         let emit: (String) -> Void = out == "-" ? Output.err : Output.out
         if json {
@@ -96,6 +119,10 @@ enum DecodeCommand: Command {
                 + "entropy y \(CodecOptions.ms(t.entropyY)), g_s \(CodecOptions.ms(t.synthesis)), total \(CodecOptions.ms(t.total))",
             "output:     \(r.output == "-" ? "standard output (RGB8 rows)" : r.output ?? "-")",
         ]
+        if let c = r.comparison {
+            let psnr = c.psnrDB.map { "\(CodecOptions.ratio($0)) dB" } ?? "identical (infinite)"
+            lines.append("compare:    PSNR \(psnr) (RGB) against \(c.original), \(CodecOptions.ratio(c.bitsPerPixel)) bpp")
+        }
         return lines.joined(separator: "\n")
     }
 }

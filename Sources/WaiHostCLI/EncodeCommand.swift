@@ -4,7 +4,7 @@ enum EncodeCommand: Command {
     static let name = "encode"
     static let summary = "encode an RGB8 picture as a wai.neural.int_hyper payload in a WAI1 envelope"
     static let help = """
-        usage: waihost encode PICTURE.png|PICTURE.rgb --model DIR -o OUT.wai [--raw] [--size WxH]
+        usage: waihost encode PICTURE.png|PICTURE.rgb [--quality Q | --model DIR] -o OUT.wai [--raw] [--size WxH]
                               [--unit SEL | --backend NAME[:INDEX]] [--json] [--plugin-dir DIR]...
 
         Reads the picture (PNG through libpng: RGB8 only, i.e. color type 2, bit depth 8, no
@@ -14,13 +14,19 @@ enum EncodeCommand: Command {
         (docs/capabilities/int_hyper.md, docs/envelope.md). The graphs run on the selected
         unit; any accepted unit gives the same bytes.
 
-          --model DIR        the model set (it must include g_a.whm and h_a.whm)
+          --quality Q        one of the shipped trained model sets, 1 (smallest) … 3 (best);
+                             the default is \(ShippedModelSets.defaultQuality) (samples/models/qQ, or WAIHOST_MODEL_DIR/qQ)
+          --model DIR        another model set (it must include g_a.whm and h_a.whm)
           -o OUT.wai         output file
           --raw              write the bare payload instead of an envelope
           --size WxH         picture size of a .rgb input
         \(CodecOptions.selectionHelp)
           --json             print one JSON object instead
         \(HostOptions.help)
+
+        A picture too large for the model set's graphs, or a PNG whose header needs more than
+        the decoder's memory bound, is refused from its header, before its pixels are decoded;
+        the message gives the largest size that works.
 
         Exit status: 0 when written, 1 on an error (unreadable or non-RGB8 picture, refused
         model set, unit failure), 2 on a usage error.
@@ -48,7 +54,7 @@ enum EncodeCommand: Command {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var input: String?, model: String?, out: String?
+        var input: String?, model: String?, out: String?, quality: Int?
         var raw = false, json = false
         var size: (width: Int, height: Int)?
         var selection: UnitSelection?
@@ -57,6 +63,8 @@ enum EncodeCommand: Command {
         while let a = args.next() {
             switch a {
             case "--model": model = try args.value(for: a)
+            case "--quality":
+                quality = try CodecOptions.unsigned(try args.value(for: a), flag: a, range: ShippedModelSets.qualities)
             case "-o", "--output": out = try args.value(for: a)
             case "--raw": raw = true
             case "--json": json = true
@@ -71,12 +79,16 @@ enum EncodeCommand: Command {
                 input = a
             }
         }
-        guard let input, let model, let out else { throw UsageError(message: "encode needs PICTURE, --model DIR and -o OUT") }
+        guard let input, let out else { throw UsageError(message: "encode needs PICTURE and -o OUT") }
+        if model != nil, quality != nil { throw UsageError(message: "give one of --quality and --model") }
         if size != nil, !input.lowercased().hasSuffix(".rgb") { throw UsageError(message: "--size is for .rgb input only") }
 
         let start = monotonicMs()
-        let picture = try PictureFile.read(path: input, size: size)
-        let set = try IntHyperModelSet.load(directory: model, needsAnalysis: true)
+        let folder = try model ?? ShippedModelSets.folder(quality: quality ?? ShippedModelSets.defaultQuality)
+        let set = try IntHyperModelSet.load(directory: folder, needsAnalysis: true)
+        let picture = try PictureFile.read(path: input, size: size) { w, h in
+            try IntHyperSizeLimit.check(set, width: w, height: h, encoding: true)
+        }
         let runner = HostGraphRunner(host: BackendHost(configuration: options.configuration()), selection: selection ?? .best)
         let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw)
         try LocalFile.write(bytes, to: out)

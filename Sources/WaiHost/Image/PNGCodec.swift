@@ -12,16 +12,61 @@ public enum PNGCodec {
     /// Chunks that would make libpng transform samples; ignored on purpose.
     static let colourChunks: Set<String> = ["gAMA", "cHRM", "iCCP", "sRGB"]
 
+    /// Memory bound of one decoded picture (its RGB8 rows): checked from the IHDR before
+    /// anything sized by the header is allocated.
+    public static let maximumDecodedBytes = 1 << 30
+
+    /// The largest width × height of the same aspect ratio whose RGB8 rows fit `bound` bytes.
+    public static func largestFitting(width: Int, height: Int, bound: Int = maximumDecodedBytes) -> (Int, Int) {
+        let pixels = Double(bound / 3)
+        let aspect = Double(width) / Double(height)
+        var w = min(RGB8Image.maximumDimension, Int((pixels * aspect).squareRoot()))
+        var h = min(RGB8Image.maximumDimension, max(1, Int(Double(w) / aspect)))
+        while w * h * 3 > bound { if w >= h { w -= 1 } else { h -= 1 } }
+        w = max(1, w); h = max(1, h)
+        return (w, h)
+    }
+
+    /// Width and height from the IHDR (which must be the first chunk and RGB8), with the
+    /// dimension and memory bounds checked: what a caller checks before the file is decoded.
+    public static func dimensions(_ bytes: [UInt8], source: String) throws -> (width: Int, height: Int) {
+        guard hasSignature(bytes) else { throw ImageError.notPNG(source: source) }
+        let offset = signature.count
+        guard bytes.count - offset >= 8 + 13 + 4 else {
+            throw ImageError.malformedPNG(source: source, offset: offset, problem: "file ends inside the IHDR chunk (truncated)")
+        }
+        let length = Int(be32(bytes, offset))
+        let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+        guard type == "IHDR", length == 13 else {
+            throw ImageError.malformedPNG(source: source, offset: offset, problem: "the first chunk is '\(type)', not IHDR")
+        }
+        let width = Int(be32(bytes, offset + 8)), height = Int(be32(bytes, offset + 12))
+        let depth = Int(bytes[offset + 16]), colorType = Int(bytes[offset + 17])
+        guard depth == 8, colorType == 2 else { throw ImageError.notRGB8(source: source, bitDepth: depth, colorType: colorType) }
+        try checkBounds(width: width, height: height, source: source)
+        return (width, height)
+    }
+
+    static func checkBounds(width: Int, height: Int, source: String) throws {
+        guard (1...RGB8Image.maximumDimension).contains(width), (1...RGB8Image.maximumDimension).contains(height) else {
+            throw ImageError.invalidDimensions(source: source, width: width, height: height)
+        }
+        guard width * height * 3 <= maximumDecodedBytes else {
+            let (lw, lh) = largestFitting(width: width, height: height)
+            throw ImageError.tooLarge(source: source, width: width, height: height, boundBytes: maximumDecodedBytes,
+                                      largestWidth: lw, largestHeight: lh)
+        }
+    }
+
     public static func hasSignature(_ bytes: [UInt8]) -> Bool {
         bytes.count >= signature.count && bytes.prefix(signature.count).elementsEqual(signature)
     }
 
     public static func decode(_ bytes: [UInt8], source: String) throws -> RGB8Image {
-        guard hasSignature(bytes) else { throw ImageError.notPNG(source: source) }
+        // checkedChunks copies at most the file; the pixel buffer, sized by the header, is
+        // allocated only after the header's bounds hold.
         let (filtered, width, height) = try checkedChunks(bytes, source: source)
-        guard (1...RGB8Image.maximumDimension).contains(width), (1...RGB8Image.maximumDimension).contains(height) else {
-            throw ImageError.invalidDimensions(source: source, width: width, height: height)
-        }
+        try checkBounds(width: width, height: height, source: source)
 
         var image = png_image()
         image.version = png_uint_32(PNG_IMAGE_VERSION)

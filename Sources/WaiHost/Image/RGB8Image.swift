@@ -32,6 +32,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case hasTransparency(source: String)
     case libpng(source: String, message: String)
     case unknownFormat(source: String)
+    /// A PNG whose header declares more pixels than the decoder's memory bound allows.
+    case tooLarge(source: String, width: Int, height: Int, boundBytes: Int, largestWidth: Int, largestHeight: Int)
 
     public var description: String {
         switch self {
@@ -52,6 +54,10 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(source): libpng: \(message)"
         case let .unknownFormat(source):
             return "\(source): unknown picture format: use a .png file, or a .rgb file (raw RGB8 rows) with --size WxH"
+        case let .tooLarge(source, w, h, bound, lw, lh):
+            return "\(source): PNG header declares \(w)×\(h) (\(w * h * 3) bytes of RGB8 rows), more than the "
+                + "\(bound >> 20) MiB a picture may take; the largest picture of this shape that fits is \(lw)×\(lh) "
+                + "(at most \(bound / 3) pixels)"
         }
     }
 

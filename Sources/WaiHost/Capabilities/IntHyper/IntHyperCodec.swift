@@ -18,6 +18,12 @@ public enum IntHyperCodec {
                        payloadBytes: opened.payload.count)
     }
 
+    /// The model-set id an envelope or bare payload names (its header, docs/capabilities/int_hyper.md §4).
+    public static func modelSetID(of bytes: [UInt8]) throws -> [UInt8] {
+        let opened = try CapabilityRegistry.open(bytes, expecting: IntHyperModelSet.capability)
+        return try IntHyperPayload.parse(opened.payload).modelSetID
+    }
+
     /// The payload in a WAI1 envelope, or bare when `envelope` is false.
     public static func encode(_ image: RGB8Image, modelSet: IntHyperModelSet, runner: GraphRunner,
                               envelope: Bool = true) throws -> (bytes: [UInt8], result: IntHyperEncoder.Result) {

@@ -1,0 +1,53 @@
+/// The trained model sets shipped in the repository (`samples/models/q1` … `q3`,
+/// docs/capabilities/int_hyper.md §13): what `waihost encode --quality Q` uses, and what
+/// `waihost decode` tries when no `--model` is given. Found through WAIHOST_MODEL_DIR, else
+/// `samples/models` in the nearest folder above the executable that has one (a build under
+/// `.build/` of a checkout), else `samples/models` in the current folder.
+public enum ShippedModelSets {
+    public static let qualities = 1...3
+    public static let defaultQuality = 2
+
+    public static func folder(quality: Int, environment: [String: String]? = nil) throws -> String {
+        guard qualities.contains(quality) else {
+            throw ModelSetError(file: "--quality \(quality)", problem: "shipped qualities are \(qualities.lowerBound)…\(qualities.upperBound)")
+        }
+        return try root(environment) + "/q\(quality)"
+    }
+
+    /// Every shipped set's folder, lowest quality first.
+    public static func folders(environment: [String: String]? = nil) throws -> [String] {
+        let r = try root(environment)
+        return qualities.map { "\(r)/q\($0)" }
+    }
+
+    /// The shipped set whose id (from its manifest's hashes) a payload names, if any.
+    public static func folder(forID id: [UInt8], environment: [String: String]? = nil) throws -> String? {
+        for f in try folders(environment: environment) {
+            guard let bytes = try? LocalFile.read(f + "/" + IntHyperManifest.fileName, limit: 1 << 20),
+                  let manifest = try? IntHyperManifest.parse(bytes) else { continue }
+            if IntHyperManifest.modelSetID(fileHashes: manifest.files) == id { return f }
+        }
+        return nil
+    }
+
+    static func root(_ environment: [String: String]?) throws -> String {
+        let env = environment ?? Environment.current
+        if let d = env["WAIHOST_MODEL_DIR"], !d.isEmpty { return d }
+        var tried: [String] = []
+        if let exe = HostConfiguration.executablePath() {
+            var dir = HostConfiguration.parent(exe)
+            while true {
+                let candidate = (dir == "/" ? "" : dir) + "/samples/models"
+                tried.append(candidate)
+                if HostConfiguration.isDirectory(candidate) { return candidate }
+                let up = HostConfiguration.parent(dir)
+                if up == dir { break }
+                dir = up
+            }
+        }
+        if HostConfiguration.isDirectory("samples/models") { return "samples/models" }
+        tried.append("samples/models")
+        throw ModelSetError(file: "samples/models", problem: "no shipped model sets found (looked in "
+            + tried.joined(separator: ", ") + "); set WAIHOST_MODEL_DIR or give --model DIR")
+    }
+}

@@ -1,0 +1,262 @@
+"""A float ScaleHyperprior → an integer int_hyper model set (docs/capabilities/int_hyper.md).
+
+Every activation gets a per-channel step Δ (float value ≈ integer · Δ) from calibration
+images: the largest magnitude a channel reaches maps to ±2047. A convolution's integer
+weights are w·Δin/Δout·2^s with the largest shift s that keeps its certified accumulator
+inside ±2^30, so its requantize is a plain rounding shift (multiplier 1). Inverse GDN is
+the host's op with β and γ rescaled; forward GDN (analysis only) is built from host ops:
+x² by lookup, the 1×1 γ convolution, 1/√n by lookup, and the product x·(1/√n) as an inverse
+GDN over [x, 1/√n] whose γ picks the second half. h_s ends with σ quantised linearly and a
+lookup to CompressAI's scale-table index, so the decoder never evaluates a float."""
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .graph import Graph
+from . import tables
+
+ACT = 2047          # inner activations: [-2047, 2047]
+GDN_OUT = 4095      # (inverse) GDN outputs are clamped to twice the calibrated range
+BUDGET = float(1 << 30) * 0.98
+SIGMA_LEVELS = 65535  # σ / Δσ in 0…65535 before the scale-index lookup
+Z_SCALE_SHIFT = 6     # h_s adds the medians to z at 1/64 resolution
+SQ_SHIFT = 6          # inverse GDN's square_shift
+R_SCALE = 32767 * 8   # forward GDN: 1/√n table holds R_SCALE/√i (i ≥ 64 unclamped)
+
+
+def gdn_params(module):
+    beta = module.beta_reparam(module.beta).detach().double().numpy()
+    gamma = module.gamma_reparam(module.gamma).detach().double().numpy()
+    return beta, gamma
+
+
+class Calibration:
+    """Per-channel max |value| at every point the integer graphs quantise, over the images."""
+
+    def __init__(self, model, images):
+        self.stats = {}
+        with torch.no_grad():
+            for im in images:
+                self._run(model, im)
+
+    def _note(self, key, t):
+        v = t.detach().abs().amax(dim=(0, 2, 3)).double().numpy()
+        self.stats[key] = np.maximum(self.stats.get(key, v), v)
+
+    def _run(self, model, x):
+        h = x
+        for i, layer in enumerate(model.g_a):
+            h = layer(h)
+            if i % 2 == 0 and i < 6:
+                self._note(f"g_a.{i}", h)
+            elif i % 2 == 1:
+                beta, gamma = gdn_params(layer)
+                self._note(f"g_a.{i}.in", h_in)
+                self._note(f"g_a.{i}.n", F.conv2d(h_in ** 2, torch.from_numpy(gamma).float()[:, :, None, None],
+                                                   torch.from_numpy(beta).float()))
+                self._note(f"g_a.{i}", h)
+            h_in = h
+        y = h
+        self._note("y", y)
+        h = torch.abs(y)
+        for i, layer in enumerate(model.h_a):
+            h = layer(h)
+            if i in (1, 3):
+                self._note(f"h_a.{i}", h)
+        med = model.entropy_bottleneck._get_medians().detach().reshape(1, -1, 1, 1)
+        z_int = torch.round(h - med)
+        self._note("z", z_int)
+        h = z_int + med
+        for i, layer in enumerate(model.h_s):
+            h = layer(h)
+            if i in (1, 3):
+                self._note(f"h_s.{i}", h)
+        h = torch.round(y)
+        for i, layer in enumerate(model.g_s):
+            h = layer(h)
+            if i < 6:
+                self._note(f"g_s.{i}", h)
+
+    def step(self, key, levels=ACT):
+        m = self.stats[key]
+        return np.where(m > 0, m / levels, 1.0 / levels)
+
+
+def conv(g, x, layer, d_in, d_out, lo, hi, name, transposed=False, extra_bias=None, fixed=False):
+    """layer (torch Conv2d/ConvTranspose2d) from input steps d_in to output steps d_out,
+    requantized and clamped to [lo, hi]; returns the tensor and the output steps. A channel
+    whose calibrated step is too fine for its weights (gain above 1) gets the finest step it
+    can have, unless the steps are fixed (y, z, σ, RGB)."""
+    w = layer.weight.detach().double().numpy()
+    b = layer.bias.detach().double().numpy() if layer.bias is not None else np.zeros(w.shape[1 if transposed else 0])
+    if extra_bias is not None:
+        b = b + extra_bias
+    stride, pad = layer.stride[0], layer.padding[0]
+    outpad = layer.output_padding[0] if transposed else 0
+    if transposed:  # [Cin][Cout][kh][kw]
+        wr = w * d_in[:, None, None, None] / d_out[None, :, None, None]
+        per_out = np.abs(wr).transpose(1, 0, 2, 3).reshape(wr.shape[1], -1)
+    else:
+        wr = w * d_in[None, :, None, None] / d_out[:, None, None, None]
+        per_out = np.abs(wr).reshape(wr.shape[0], -1)
+    br = b / d_out
+    a, bb = g.interval(x)
+    xmax = max(abs(a), abs(bb), 1)
+    bound = per_out.sum(1) * xmax + np.abs(br)
+    over = np.maximum(np.maximum(bound, np.abs(br)) / BUDGET, per_out.max(1) / 32767) * 1.01
+    if np.any(over > 1):
+        if fixed:
+            o = int(np.argmax(over))
+            raise ValueError(f"{name}: output channel {o} needs a gain of {over[o]:.3g} above 1 "
+                             f"(its accumulator or a weight would leave its range even at shift 0)")
+        grow = np.maximum(over, 1)
+        d_out = d_out * grow
+        wr = wr / (grow[None, :, None, None] if transposed else grow[:, None, None, None])
+        per_out = per_out / grow[:, None]
+        br = br / grow
+        bound = bound / grow
+    shifts = []
+    for o in range(len(br)):
+        s = 31
+        while s > 0 and (bound[o] * 2.0 ** s > BUDGET or per_out[o].max() * 2.0 ** s > 32767 or abs(br[o]) * 2.0 ** s > BUDGET):
+            s -= 1
+        shifts.append(s)
+    f = np.array([2.0 ** s for s in shifts])
+    if transposed:
+        wq = np.rint(wr * f[None, :, None, None])
+    else:
+        wq = np.rint(wr * f[:, None, None, None])
+    bq = np.rint(br * f)
+    acc = g.conv(x, wq.astype(np.int64), bq.astype(np.int64), stride, pad, transposed, outpad, name=name + "_conv")
+    return g.requantize(acc, [1] * len(shifts), shifts, lo, hi, name=name + "_requantize"), d_out
+
+
+def inverse_gdn(g, x, module, d_x, d_y, name):
+    """CompressAI's inverse GDN y = x·√(β + γx²) as the host's op; returns (tensor, Δ of y)."""
+    beta, gamma = gdn_params(module)
+    a, b = g.interval(x)
+    xmax = max(abs(a), abs(b))
+    n_worst = beta + gamma @ ((xmax * d_x) ** 2)
+    # y = x·isqrt(K·n) / 2^s, so Δy = Δx·2^s/√K: the largest s for which K·n_worst fits.
+    ratio = d_y / d_x
+    s = 30
+    while s > 0 and np.any((d_x * 2.0 ** s / d_y) ** 2 * n_worst > 0.95 * 2 ** 31):
+        s -= 1
+    k = (2.0 ** s / ratio) ** 2
+    beta_q = np.rint(beta * k)
+    gamma_q = np.rint(gamma * (d_x[None, :] ** 2) * 2.0 ** SQ_SHIFT * k[:, None])
+    out = g.inverse_gdn(x, beta_q.astype(np.int64), gamma_q.astype(np.int64), SQ_SHIFT, s, name=name)
+    return g.clamp(out, -GDN_OUT, GDN_OUT, name=name + "_clamp"), d_x * 2.0 ** s / np.sqrt(k)
+
+
+def forward_gdn(g, x, module, d_x, n_max, y_max, name):
+    """CompressAI's GDN y = x / √(β + γx²) from host ops (analysis side only)."""
+    beta, gamma = gdn_params(module)
+    c = len(beta)
+    lo, hi = g.interval(x)
+    sq = g.lookup(x, [(v * v) >> 7 for v in range(lo, hi + 1)], lo, name=name + "_square")
+    sq_hi = g.interval(sq)[1]
+    # n_int = K·n ≈ βK + Σ γK·Δx²·2^7 · sq
+    unit = gamma * (d_x[None, :] ** 2) * 128.0
+    k_int16 = 32767 / np.maximum(unit.max(1), 1e-30)
+    k_budget = BUDGET / (beta + unit.sum(1) * sq_hi)
+    k = np.minimum(k_int16, k_budget)
+    wq = np.rint(unit * k[:, None])[:, :, None, None]
+    n = g.conv(sq, wq.astype(np.int64), np.rint(beta * k).astype(np.int64), 1, 0, name=name + "_norm")
+    # index i = n_int >> s ≈ n / Dr, with the calibrated largest n at about 65535
+    shifts = [max(0, min(31, math.ceil(math.log2(max(k[o] * n_max[o] / 65535, 1e-30))))) for o in range(c)]
+    d_r = np.array([2.0 ** s for s in shifts]) / k
+    idx = g.requantize(n, [1] * c, shifts, 0, 65535, name=name + "_norm_index")
+    r = g.lookup(idx, [min(32767, round(R_SCALE / math.sqrt(max(i, 0.25)))) for i in range(65536)], 0,
+                 name=name + "_rsqrt")
+    both = g.concat([x, r], name=name + "_pair")
+    # y = x·r / 2^s, Δy = Δx·2^s/(R_SCALE·√Dr): the smallest s that keeps every channel in ACT.
+    s = 0
+    while s < 30 and np.any(y_max / (d_x * 2.0 ** s / (R_SCALE * np.sqrt(d_r))) > ACT):
+        s += 1
+    gamma_pick = np.zeros((2 * c, 2 * c), dtype=np.int64)
+    for o in range(c):
+        gamma_pick[o, c + o] = 1
+    prod = g.inverse_gdn(both, [0] * (2 * c), gamma_pick, 0, s, name=name + "_product")
+    pick = np.zeros((c, 2 * c, 1, 1), dtype=np.int64)
+    for o in range(c):
+        pick[o, o] = 1
+    sel = g.conv(prod, pick, [0] * c, 1, 0, name=name + "_select")
+    return g.clamp(sel, -GDN_OUT, GDN_OUT, name=name + "_clamp"), d_x * 2.0 ** s / (R_SCALE * np.sqrt(d_r))
+
+
+class Converted:
+    def __init__(self, g_a, h_a, h_s, g_s, entropy, y_contract, z_contract):
+        self.g_a, self.h_a, self.h_s, self.g_s = g_a, h_a, h_s, g_s
+        self.entropy = entropy
+        self.y_contract, self.z_contract = y_contract, z_contract
+
+
+def convert(model, calibration_images):
+    n = model.g_a[0].weight.shape[0]
+    m = model.g_a[6].weight.shape[0]
+    cal = Calibration(model, calibration_images)
+    y_max = int(max(63, math.ceil(1.5 * cal.stats["y"].max())))
+    y_contract = (-y_max, y_max)
+    med = model.entropy_bottleneck._get_medians().detach().double().reshape(-1).numpy()
+    q = model.entropy_bottleneck.quantiles.detach().double().reshape(-1, 3).numpy()
+    reach = max(np.max(q[:, 2] - q[:, 1]), np.max(q[:, 1] - q[:, 0]), cal.stats["z"].max())
+    z_max = int(max(8, math.ceil(reach) + 2))
+    z_contract = (-z_max, z_max)
+    one = lambda c: np.ones(c)
+
+    # g_a: picture (Δ 1/255) → y (Δ 1)
+    ga = Graph()
+    x = ga.input("picture", (3, 16, 16), 0, 255)
+    d = np.full(3, 1 / 255)
+    for i in (0, 2, 4):
+        d_out = cal.step(f"g_a.{i}")
+        x, d_out = conv(ga, x, model.g_a[i], d, d_out, -ACT, ACT, f"g_a_{i}")
+        x, d = forward_gdn(ga, x, model.g_a[i + 1], d_out, cal.stats[f"g_a.{i + 1}.n"], cal.stats[f"g_a.{i + 1}"],
+                           f"g_a_{i + 1}")
+    y, _ = conv(ga, x, model.g_a[6], d, one(m), *y_contract, "g_a_6", fixed=True)
+    ga.outputs = [y]
+
+    # h_a: y → |y| → z (Δ 1, the medians subtracted)
+    ha = Graph()
+    x = ha.input("y", (m, 4, 4), *y_contract)
+    x = ha.lookup(x, [abs(v) for v in range(y_contract[0], y_contract[1] + 1)], y_contract[0], name="h_a_abs")
+    d = one(m)
+    for i in (0, 2):
+        d_out = cal.step(f"h_a.{i + 1}")
+        x, d = conv(ha, x, model.h_a[i], d, d_out, 0, ACT, f"h_a_{i}")
+    z, _ = conv(ha, x, model.h_a[4], d, one(n), *z_contract, "h_a_4", extra_bias=-med, fixed=True)
+    ha.outputs = [z]
+
+    # h_s: z → ẑ = z + median at 1/64 → σ/Δσ → scale index
+    hs = Graph()
+    x = hs.input("z", (n, 1, 1), *z_contract)
+    eye = np.zeros((n, n, 1, 1), dtype=np.int64)
+    for c in range(n):
+        eye[c, c] = 1 << Z_SCALE_SHIFT
+    x = hs.conv(x, eye, np.rint(med * (1 << Z_SCALE_SHIFT)).astype(np.int64), 1, 0, name="h_s_median")
+    d = np.full(n, 1.0 / (1 << Z_SCALE_SHIFT))
+    for i in (0, 2):
+        d_out = cal.step(f"h_s.{i + 1}")
+        x, d = conv(hs, x, model.h_s[i], d, d_out, 0, ACT, f"h_s_{i}", transposed=True)
+    scale_table = tables.scale_table(model)
+    d_sigma = float(scale_table[-1]) / SIGMA_LEVELS
+    x, _ = conv(hs, x, model.h_s[4], d, np.full(m, d_sigma), 0, SIGMA_LEVELS, "h_s_4", fixed=True)
+    idx = hs.lookup(x, tables.scale_indexes(scale_table, d_sigma, SIGMA_LEVELS + 1), 0, name="h_s_scale_index")
+    hs.outputs = [idx]
+
+    # g_s: y (Δ 1) → RGB (Δ 1/255, 0…255)
+    gs = Graph()
+    x = gs.input("y", (m, 1, 1), *y_contract)
+    d = one(m)
+    for i in (0, 2, 4):
+        d_out = cal.step(f"g_s.{i}")
+        x, d_out = conv(gs, x, model.g_s[i], d, d_out, -ACT, ACT, f"g_s_{i}", transposed=True)
+        x, d = inverse_gdn(gs, x, model.g_s[i + 1], d_out, cal.step(f"g_s.{i + 1}"), f"g_s_{i + 1}")
+    rgb, _ = conv(gs, x, model.g_s[6], d, np.full(3, 1 / 255), 0, 255, "g_s_6", transposed=True, fixed=True)
+    gs.outputs = [rgb]
+
+    entropy = tables.entropy_json(model, med, z_contract, y_contract, scale_table)
+    return Converted(ga, ha, hs, gs, entropy, y_contract, z_contract)

@@ -1,0 +1,56 @@
+"""PSNR (RGB, dB) and bits per pixel of the float model (CompressAI's own compress and
+decompress) and of the integer model set (`waihost encode` / `waihost decode`)."""
+import json
+import math
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+
+def load_rgb(path):
+    return np.asarray(Image.open(path).convert("RGB"))
+
+
+def psnr(a, b):
+    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    return float("inf") if mse == 0 else 10 * math.log10(255 ** 2 / mse)
+
+
+def to_tensor(rgb):
+    return torch.from_numpy(rgb.copy()).permute(2, 0, 1).float()[None] / 255
+
+
+def float_twin(model, rgb):
+    """CompressAI's actual bitstream: picture padded to a multiple of 64 by repeating edges."""
+    h, w, _ = rgb.shape
+    x = to_tensor(rgb)
+    ph, pw = (64 - h % 64) % 64, (64 - w % 64) % 64
+    xp = F.pad(x, (0, pw, 0, ph), mode="replicate")
+    with torch.no_grad():
+        out = model.compress(xp)
+        rec = model.decompress(out["strings"], out["shape"])["x_hat"]
+    bits = 8 * sum(len(s[0]) for s in out["strings"])
+    dec = (rec[0, :, :h, :w].clamp(0, 1).permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
+    return {"bpp": bits / (h * w), "psnr": psnr(rgb, dec)}
+
+
+def integer_set(waihost, model_dir, rgb, unit=None):
+    """The host's encode and decode of the picture (bare payload, so the bits are the codec's)."""
+    h, w, _ = rgb.shape
+    with tempfile.TemporaryDirectory() as tmp:
+        src, wai, out = Path(tmp) / "in.png", Path(tmp) / "in.wai", Path(tmp) / "out.png"
+        Image.fromarray(rgb).save(src)
+        sel = ["--unit", unit] if unit else []
+        subprocess.run([waihost, "encode", str(src), "--model", str(model_dir), "-o", str(wai), "--raw"] + sel,
+                       check=True, capture_output=True)
+        r = subprocess.run([waihost, "decode", str(wai), "--model", str(model_dir), "-o", str(out), "--json"] + sel,
+                           check=True, capture_output=True, text=True)
+        report = json.loads(r.stdout)
+        dec = load_rgb(out)
+        return {"bpp": 8 * wai.stat().st_size / (h * w), "psnr": psnr(rgb, dec), "sha256": report["sha256"],
+                "unit": report.get("unit")}

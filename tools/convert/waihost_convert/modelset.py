@@ -1,0 +1,30 @@
+"""Writing the model-set folder: the four containers, entropy.json and manifest.json with
+every file's SHA-256 (docs/capabilities/int_hyper.md §2.1)."""
+import hashlib
+import json
+import re
+from pathlib import Path
+
+LABEL = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def write(converted, directory, name, version="1"):
+    if not (LABEL.match(name) and len(name) <= 64 and LABEL.match(version) and len(version) <= 32):
+        raise ValueError(f"name {name!r} / version {version!r}: 1…64 (32) characters of A–Z a–z 0–9 . _ -")
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    files = {
+        "entropy.json": converted.entropy,
+        "h_s.whm": converted.h_s.encode(),
+        "g_s.whm": converted.g_s.encode(),
+        "g_a.whm": converted.g_a.encode(),
+        "h_a.whm": converted.h_a.encode(),
+    }
+    hashes = {}
+    for f, b in files.items():
+        (d / f).write_bytes(b)
+        hashes[f] = hashlib.sha256(b).hexdigest()
+    manifest = {"capability": "wai.neural.int_hyper", "format_version": 1, "name": name, "version": version,
+                "files": hashes}
+    (d / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return hashes
