@@ -114,6 +114,37 @@ final class RelayBoundsTests: XCTestCase {
         done.wait()
     }
 
+    /// A large playlist (just under the line bound) takes the relay a while to parse and
+    /// rewrite; requests for other paths keep being answered meanwhile, because only the
+    /// registration of its URIs takes the session's lock. (Before, the whole processing held
+    /// it: the unrelated 404 waited 32 s.) Counted, not timed: at most 50 requests.
+    func testRequestsAreAnsweredWhileALargePlaylistIsProcessed() throws {
+        var body = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n"
+        for q in 0..<12_000 { body += "#EXTINF:1.0,\nsegment-with-a-longer-name-\(q).ts\n" }
+        let served = Signal()
+        let origin = try ScriptedOrigin { req in
+            if req.path == "/index.m3u8" { defer { served.fire() }; return text(body) }
+            return HTTPResponse(status: 404)
+        }
+        // Released: the relay has parsed, checked and rewritten it (the observer hears of it
+        // before the player gets its answer).
+        let done = StopFlag()
+        let s = try RelaySession(origin: origin.url("index.m3u8"), observer: FlagObserver(done))
+        defer { s.close() }
+        var status = 0
+        let player = Thread { status = (try? Curl.request(s.playerURL).status) ?? -1 }
+        player.start()
+        served.wait()
+        var answeredMeanwhile = 0
+        for _ in 0..<50 where !done.isSet {
+            let f = try Curl.request("http://127.0.0.1:\(s.port)/elsewhere")
+            if f.status == 404, !done.isSet { answeredMeanwhile += 1 }
+        }
+        for _ in 0..<1500 where status == 0 { usleep(20_000) }
+        XCTAssertEqual(status, 200)
+        XCTAssertGreaterThanOrEqual(answeredMeanwhile, 2, "other requests waited for the playlist's processing")
+    }
+
     /// Slow clients trickling header lines fill every connection slot; each is cut at the
     /// header deadline, so a player's request is answered afterwards while they keep trying.
     func testSlowClientsAreCutAtTheHeaderDeadline() throws {
@@ -191,6 +222,13 @@ final class RelayBoundsTests: XCTestCase {
         XCTAssertTrue(closed)
         XCTAssertEqual(s.slowClientsCut, 1)
     }
+}
+
+/// Sets its flag when a playlist is released.
+final class FlagObserver: RelayObserver, @unchecked Sendable {
+    let flag: StopFlag
+    init(_ flag: StopFlag) { self.flag = flag }
+    func received(_ event: ObjectEvent) { if event.kind == .playlist { flag.set() } }
 }
 
 final class Counter: @unchecked Sendable {

@@ -21,7 +21,8 @@ public struct SlowClientDeadlines: Sendable, Equatable {
     public var headerSeconds: Double = 10
     /// Seconds for a request's body once its headers are in.
     public var bodySeconds: Double = 30
-    /// Slots kept free by cutting the longest-waiting header-phase connection (0: none).
+    /// Slots kept free by cutting the longest-waiting header-phase connection (0: none; at
+    /// most a quarter of the connection limit).
     public var reserve = 8
     public init() {}
     public init(headerSeconds: Double, bodySeconds: Double, reserve: Int = 8) {
@@ -58,8 +59,10 @@ final class ConnectionWatch: @unchecked Sendable {
         guard fd >= 0 else { return }
         lock.locked {
             entries[connection] = Entry(fd: fd, phase: .headers, since: monotonicSeconds())
+            // At most a quarter of the slots: a small limit must still leave most to players.
+            let reserve = min(deadlines.reserve, limit / 4)
             let live = entries.values.filter { !$0.cut }.count
-            guard deadlines.reserve > 0, live > limit - deadlines.reserve else { return }
+            guard reserve > 0, live > limit - reserve else { return }
             let waiting = entries.filter { $0.key != connection && !$0.value.cut && $0.value.phase == .headers }
             if let oldest = waiting.min(by: { $0.value.since < $1.value.since }) { cutLocked(oldest.key) }
         }
