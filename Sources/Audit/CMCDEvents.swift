@@ -95,39 +95,41 @@ final class CMCDEvents: @unchecked Sendable {
             k["msd"] = .integer(max(0, AuditChain.nowMs() - startMs))
         }
         if s == .ended { stopped = true; cond.broadcast() }
-        cond.unlock()
         emit(CMCDEvent(keys: k))
+        cond.unlock()
     }
 
     /// `e` with the error codes (the relay's withhold code).
     func error(_ codes: [String]) {
-        guard isRunning else { return }
         var k = base("e")
         k["ec"] = .stringList(codes)
-        emit(CMCDEvent(keys: k))
+        emitIfRunning(k)
     }
 
     /// `rr`: a response received from the origin for `url`.
     func responseReceived(url: String, playlist: Bool) {
-        guard isRunning else { return }
         var k = base("rr")
         // A URL longer than this is cut: the report stays under the collector's 8 KiB a line.
         k["url"] = .string(String(decoding: Array(url.utf8.prefix(2048)), as: UTF8.self))
         if playlist { k["ot"] = .token("m") }
-        emit(CMCDEvent(keys: k))
+        emitIfRunning(k)
     }
 
-    private var isRunning: Bool { cond.lock(); defer { cond.unlock() }; return !stopped }
+    /// Emits under the lock, so no report follows the `ended` one and the order is the order
+    /// of the calls. (The receivers only queue; they never call back.)
+    private func emitIfRunning(_ k: [String: CMCDItem]) {
+        cond.lock()
+        defer { cond.unlock() }
+        guard !stopped else { return }
+        emit(CMCDEvent(keys: k))
+    }
 
     private func tick(every seconds: Double) {
         cond.lock()
         while !stopped {
             if !cond.wait(until: Date().addingTimeInterval(seconds)) {
                 guard !stopped else { break }
-                let k = base("t")
-                cond.unlock()
-                emit(CMCDEvent(keys: k))
-                cond.lock()
+                emit(CMCDEvent(keys: base("t")))
             }
         }
         cond.unlock()

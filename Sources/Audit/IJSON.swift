@@ -239,6 +239,30 @@ private struct IJSONParser {
 
     private mutating func string(path: String) throws(IJSONError) -> String {
         i += 1 // opening quote
+        // Fast path: no escape before the closing quote (base64 payloads, hex, most names):
+        // one validation of the whole run instead of one scalar at a time.
+        var j = i, bits: UInt8 = 0
+        let n = bytes.count
+        while j < n {
+            let c = bytes[j]
+            if c == 0x22 || c == 0x5C || c < 0x20 { break }
+            bits |= c
+            j += 1
+        }
+        let high = bits >= 0x80
+        if j < n, bytes[j] == 0x22 {
+            if !high {
+                let text = String(decoding: bytes[i..<j], as: UTF8.self)
+                i = j + 1
+                return text
+            }
+            if let text = String(validating: bytes[i..<j], as: UTF8.self),
+               !text.unicodeScalars.contains(where: { (0xFDD0...0xFDEF).contains($0.value) || $0.value & 0xFFFE == 0xFFFE }) {
+                i = j + 1
+                return text
+            }
+            // Invalid UTF-8 or a noncharacter: the scalar-by-scalar path below names the byte.
+        }
         var scalars = String.UnicodeScalarView()
         while true {
             guard i < bytes.count else { throw fail(path, "string not closed (truncated?)") }
