@@ -3,9 +3,10 @@
 # "the bindings must add no measurable cost"): samples/sample.wai decoded on one unit by
 #  1. `waihost decode` (the baseline), 2. Examples/CDecode through libwaihost,
 #  3. waihost.decode() from bindings/python — each RUNS times, as whole processes and as the
-# decode call alone (CLI: its report's timings.total; C and Python: the waihost_decode
-# call, which also loads the model set). One warm probe cache for all; the unit is the one
-# ranked first, forced by name so all three use it. Prints medians and ratios to the CLI.
+# decoder's own time (each report's timings.total_ms), and for C and Python the whole
+# waihost_decode / Host.decode call (model-set load, probe-cache read and copies included). One warm probe
+# cache for all; the unit is the one ranked first, forced by name so all three use it.
+# Prints medians and ratios to the CLI.
 # Usage: scripts/bench-capi.sh [RUNS]   (BUILD=release for a release build; default debug)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,31 +35,44 @@ model, sample = "samples/int_hyper_model", "samples/sample.wai"
 probe = json.loads(subprocess.run([waihost, "probe", "--json"], check=True, capture_output=True, text=True).stdout)
 first = next(u for u in probe["units"] if u.get("rank") == 1)
 unit = "%s:%d" % (first["backend"], first["index"])
-py = ("import sys, time, waihost\n"
+py = ("import json, sys, time, numpy, waihost\n"
       "h = waihost.Host()\n"
       "t = time.perf_counter(); rgb, r = h.decode(sys.argv[1], model=sys.argv[2], unit=sys.argv[3])\n"
-      "print('decode_ms', (time.perf_counter() - t) * 1e3, r['sha256'])\n")
+      "r['call_ms'] = (time.perf_counter() - t) * 1e3\n"
+      "print(json.dumps(r))\n")
 
-def run(cmd, call_ms):
+def c_report(p):
+    r = json.loads(p.stdout.decode())
+    r["call_ms"] = float(p.stderr.decode().split()[1])
+    return r
+
+def run(cmd, report_of):
     t = time.perf_counter()
-    p = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return (time.perf_counter() - t) * 1e3, call_ms(p)
+    p = subprocess.run(cmd, check=True, capture_output=True)
+    r = report_of(p)
+    return (time.perf_counter() - t) * 1e3, r["timings"]["total_ms"], r.get("call_ms"), r["sha256"]
 
-def cli_ms(p): return json.loads(p.stderr)["timings"]["total_ms"]
-def c_ms(p): return float(next(l for l in p.stdout.splitlines() if l.startswith("decode:")).split()[1])
-def py_ms(p): return float(p.stdout.split()[1])
-
-cases = [("waihost decode (CLI)", [waihost, "decode", sample, "--model", model, "-o", "-", "--json", "--unit", unit], cli_ms),
-         ("Examples/CDecode (C API)", [cdecode, "-u", unit, model, sample], c_ms),
-         ("waihost.decode (Python)", ["/usr/bin/python3", "-c", py, sample, model, unit], py_ms)]
-res = {}
-for name, cmd, f in cases:
-    run(cmd, f)  # one warm-up run (page cache, probe cache)
-    samples = [run(cmd, f) for _ in range(runs)]
-    res[name] = (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples))
-base = res[cases[0][0]]
-print("unit %s, %d runs each, medians:" % (unit, runs))
-for name, (proc, call) in res.items():
-    print("  %-26s process %8.1f ms (x%.3f)   decode call %8.1f ms (x%.3f)"
-          % (name, proc, proc / base[0], call, call / base[1]))
+cases = [("waihost decode (CLI)", [waihost, "decode", sample, "--model", model, "-o", "-", "--json", "--unit", unit],
+          lambda p: json.loads(p.stderr.decode())),
+         ("Examples/CDecode (C API)", [cdecode, "-j", "-u", unit, model, sample], c_report),
+         ("waihost.decode (Python)", ["/usr/bin/python3", "-c", py, sample, model, unit], lambda p: json.loads(p.stdout.decode()))]
+for _, cmd, f in cases:
+    run(cmd, f)  # warm-up (page cache, probe cache)
+# Interleaved, so load from other processes on the machine falls on all three alike.
+samples = {name: [] for name, _, _ in cases}
+for _ in range(runs):
+    for name, cmd, f in cases:
+        samples[name].append(run(cmd, f))
+hashes = {s[3] for v in samples.values() for s in v}
+assert len(hashes) == 1, hashes
+med = lambda xs: statistics.median(xs)
+base = samples[cases[0][0]]
+bp, bd = med(s[0] for s in base), med(s[1] for s in base)
+print("unit %s, %d runs each (interleaved), medians; decoder = the report's timings.total_ms; sha256 %s on all"
+      % (unit, runs, hashes.pop()))
+for name, v in samples.items():
+    p, d = med(s[0] for s in v), med(s[1] for s in v)
+    calls = [s[2] for s in v if s[2] is not None]
+    call = "   binding call %7.1f ms" % med(calls) if calls else ""
+    print("  %-26s process %7.1f ms (x%.3f)   decoder %7.1f ms (x%.3f)%s" % (name, p, p / bp, d, d / bd, call))
 PY

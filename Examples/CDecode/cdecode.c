@@ -123,6 +123,7 @@ int main(int argc, char **argv) {
     }
     if (json) {
         printf("%s\n", waihost_report_json(report));
+        fprintf(stderr, "decode: %.3f ms\n", t1 - t0);
     } else {
         printf("picture:  %ux%u, stride %zu, %zu bytes (%s buffer)\n", image.width, image.height, image.stride,
                image.size, own_buffer ? "caller" : "host");

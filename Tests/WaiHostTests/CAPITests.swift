@@ -130,4 +130,80 @@ final class CAPITests: XCTestCase {
         XCTAssertEqual(badSelection.status, 1)
         XCTAssertTrue(badSelection.stderr.hasPrefix("cdecode: decode: invalid_argument: "), badSelection.stderr)
     }
+
+    /// The boundary's own checks, from C: NULL arguments, a struct_size too small, an empty
+    /// payload, a caller buffer one byte short, and the status names.
+    static let edgeCases = """
+        #include <waihost.h>
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <string.h>
+        static int failures = 0;
+        static void expect(int ok, const char *what, const char *msg) {
+            if (!ok) { printf("FAIL %s: %s\\n", what, msg); failures++; }
+        }
+        int main(int argc, char **argv) {
+            (void)argc;
+            char msg[256];
+            expect(waihost_version() == WAIHOST_API_VERSION, "version", "");
+            expect(strcmp(waihost_status_name(WAIHOST_ERR_BUFFER_TOO_SMALL), "buffer_too_small") == 0, "name", "");
+            expect(strcmp(waihost_status_name((waihost_status)99), "unknown") == 0, "unknown name", "");
+            expect(waihost_open(NULL, NULL, msg, sizeof msg) == WAIHOST_ERR_INVALID_ARGUMENT, "open NULL", msg);
+            waihost_open_options small = { .struct_size = 8 };
+            waihost_host *host = (waihost_host *)1;
+            expect(waihost_open(&small, &host, msg, sizeof msg) == WAIHOST_ERR_INVALID_ARGUMENT && host == NULL
+                   && strstr(msg, "struct_size") != NULL, "open small struct", msg);
+            const char *none[1] = { NULL };
+            waihost_open_options opts = { .struct_size = sizeof opts, .plugin_dirs = none, .plugin_dir_count = 0, .cache_dir = "" };
+            expect(waihost_open(&opts, &host, msg, sizeof msg) == WAIHOST_OK && host != NULL && msg[0] == 0, "open", msg);
+            FILE *f = fopen(argv[2], "rb");
+            static unsigned char payload[1 << 16];
+            size_t len = f ? fread(payload, 1, sizeof payload, f) : 0;
+            if (f) fclose(f);
+            waihost_image image = { .struct_size = sizeof image };
+            waihost_report *report = (waihost_report *)1;
+            expect(waihost_decode(NULL, payload, len, argv[1], NULL, &image, &report, msg, sizeof msg) == WAIHOST_ERR_INVALID_ARGUMENT
+                   && report == NULL, "decode NULL host", msg);
+            expect(waihost_decode(host, payload, 0, argv[1], NULL, &image, NULL, msg, sizeof msg) == WAIHOST_ERR_PAYLOAD, "empty", msg);
+            waihost_image old = { .struct_size = 4 };
+            expect(waihost_decode(host, payload, len, argv[1], NULL, &old, NULL, msg, sizeof msg) == WAIHOST_ERR_INVALID_ARGUMENT,
+                   "image struct_size", msg);
+            size_t size = 0; uint32_t w = 0, h = 0;
+            expect(waihost_image_size(payload, len, &w, &h, &size, msg, sizeof msg) == WAIHOST_OK && size == (size_t)w * h * 3,
+                   "image size", msg);
+            unsigned char *buf = malloc(size);
+            waihost_image mine = { .struct_size = sizeof mine, .pixels = buf, .capacity = size - 1 };
+            expect(waihost_decode(host, payload, len, argv[1], "reference", &mine, NULL, msg, sizeof msg) == WAIHOST_ERR_BUFFER_TOO_SMALL
+                   && mine.size == size && mine.width == w && mine.pixels == buf, "buffer too small", msg);
+            char tiny[8];
+            expect(waihost_decode(host, payload, len / 2, argv[1], "reference", &image, NULL, tiny, sizeof tiny) == WAIHOST_ERR_PAYLOAD
+                   && strlen(tiny) == sizeof tiny - 1, "message cut to the buffer", tiny);
+            mine.capacity = size;
+            expect(waihost_decode(host, payload, len, argv[1], "reference", &mine, &report, msg, sizeof msg) == WAIHOST_OK
+                   && report != NULL && strcmp(report->backend, "reference") == 0 && report->width == w
+                   && waihost_report_json(report) == report->json, "decode into caller buffer", msg);
+            waihost_free(report);
+            free(buf);
+            waihost_close(host);
+            waihost_close(NULL);
+            waihost_free(NULL);
+            printf("%d failures\\n", failures);
+            return failures != 0;
+        }
+        """
+
+    func testBoundaryChecksFromC() throws {
+        let inst = try Self.install()
+        let src = inst.prefix + "/edge.c", exe = inst.prefix + "/edge"
+        try Self.edgeCases.write(toFile: src, atomically: true, encoding: .utf8)
+        let cc = try CPluginBuilder.tool("cc", why: "the C API tests compile C with it")
+        let c = try CPluginBuilder.run(cc, ["-std=c11", "-Wall", "-Wextra", "-Werror", "-o", exe, src,
+                                            "-I", inst.prefix + "/include/waihost", "-L", inst.prefix + "/lib", "-lwaihost"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        var env = ProcessInfo.processInfo.environment
+        env["LD_LIBRARY_PATH"] = inst.prefix + "/lib"
+        let r = try CPluginBuilder.run(exe, [samples + "/int_hyper_model", samples + "/odd-45x29.payload"], environment: env)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("0 failures\n"), r.stdout)
+    }
 }
