@@ -76,3 +76,18 @@ def test_bad_model_folder_and_unknown_unit_raise(host_options, samples, tmp_path
 def test_a_payload_that_is_neither_bytes_nor_path_is_a_type_error(host_options, samples):
     with pytest.raises(TypeError):
         waihost.decode(12, model=samples / "int_hyper_model", **host_options)
+
+
+def test_one_host_decodes_from_several_threads_at_once(host_options, samples, golden):
+    # docs/c-api.md §7: a host may be used by several threads at once (ctypes drops the GIL
+    # for the call, so the decodes do overlap).
+    import concurrent.futures
+    with waihost.Host(**host_options) as h:
+        h.probe()
+        jobs = [("sample.wai", "best"), ("odd-45x29.payload", "reference"), ("tiny-1x1.wai", "best"),
+                ("sample.wai", "reference")]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            results = list(pool.map(lambda j: h.decode(samples / j[0], model=samples / "int_hyper_model", unit=j[1],
+                                                       as_bytes=True), jobs))
+    for (name, _), (pixels, report) in zip(jobs, results):
+        assert hashlib.sha256(pixels).hexdigest() == golden[name]["sha256"] == report["sha256"]
