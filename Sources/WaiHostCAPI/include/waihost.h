@@ -152,7 +152,8 @@ typedef struct waihost_report {
 const char *waihost_report_json(const waihost_report *report);
 
 /* The picture a payload or envelope decodes to, from its header only: width, height and
- * the bytes a caller-owned buffer needs (*size = width * height * 3). Any pointer may be NULL. */
+ * the bytes a caller-owned buffer needs (*size = width * height * 3); width, height and size
+ * may each be NULL. An envelope's SHA-256 is checked. */
 waihost_status waihost_image_size(const uint8_t *payload, size_t payload_len, uint32_t *width,
                                   uint32_t *height, size_t *size, char *msg, size_t msg_cap);
 

@@ -158,7 +158,8 @@ class Host:
             image.pixels = array.ctypes.data
             image.capacity = array.nbytes
         report = ctypes.POINTER(_capi.Report)()
-        status = lib.waihost_decode(self._live(), data, len(data), os.fsencode(model), unit.encode(),
+        status = lib.waihost_decode(self._live(), data, len(data), os.fsencode(model),
+                                    None if unit is None else unit.encode(),
                                     ctypes.byref(image), ctypes.byref(report), msg, _MESSAGE_CAP)
         _check("waihost_decode", status, msg)
         try:
