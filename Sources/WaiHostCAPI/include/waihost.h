@@ -153,7 +153,8 @@ const char *waihost_report_json(const waihost_report *report);
 
 /* The picture a payload or envelope decodes to, from its header only: width, height and
  * the bytes a caller-owned buffer needs (*size = width * height * 3); width, height and size
- * may each be NULL. An envelope's SHA-256 is checked. */
+ * may each be NULL. An envelope's SHA-256 is checked. The size is the header's claim, not yet
+ * checked against the model set (§5.3): bound it before allocating for untrusted input. */
 waihost_status waihost_image_size(const uint8_t *payload, size_t payload_len, uint32_t *width,
                                   uint32_t *height, size_t *size, char *msg, size_t msg_cap);
 

@@ -91,3 +91,14 @@ def test_one_host_decodes_from_several_threads_at_once(host_options, samples, go
                                                        as_bytes=True), jobs))
     for (name, _), (pixels, report) in zip(jobs, results):
         assert hashlib.sha256(pixels).hexdigest() == golden[name]["sha256"] == report["sha256"]
+
+
+def test_a_header_claiming_the_largest_picture_is_refused_by_the_host(host_options, samples):
+    # width and height (u16 at bytes 6 and 8, docs/capabilities/int_hyper.md §4) set to 65535:
+    # the binding allocates nothing from the header; the host refuses it.
+    data = bytearray((samples / "odd-45x29.payload").read_bytes())
+    data[6:10] = b"\xff\xff\xff\xff"
+    with pytest.raises(waihost.WaihostError) as e:
+        waihost.decode(bytes(data), model=samples / "int_hyper_model", unit="reference", **host_options)
+    assert e.value.status_name == "payload", e.value
+    assert "65535" in e.value.message, e.value.message

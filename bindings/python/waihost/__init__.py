@@ -148,15 +148,9 @@ class Host:
                 np = None
         image = _capi.Image()
         image.struct_size = ctypes.sizeof(image)
-        array = None
-        if np is not None:
-            # Decoded straight into the array: the caller-owned variant (docs/c-api.md §5.3).
-            w, h = ctypes.c_uint32(), ctypes.c_uint32()
-            _check("waihost_image_size", lib.waihost_image_size(data, len(data), ctypes.byref(w), ctypes.byref(h),
-                                                                None, msg, _MESSAGE_CAP), msg)
-            array = np.empty((h.value, w.value, 3), dtype=np.uint8)
-            image.pixels = array.ctypes.data
-            image.capacity = array.nbytes
+        # Host-allocated output: the host checks the picture's size against the model set
+        # before it allocates, so a payload header claiming 65535x65535 costs nothing here
+        # (docs/c-api.md §5.3). The array is a copy, made after the decode.
         report = ctypes.POINTER(_capi.Report)()
         status = lib.waihost_decode(self._live(), data, len(data), os.fsencode(model),
                                     None if unit is None else unit.encode(),
@@ -166,12 +160,12 @@ class Host:
             r = report.contents
             result = json.loads(r.json.decode("utf-8"))
             result["unit_index"] = r.unit_index
-            if array is not None:
-                return array, result
-            return ctypes.string_at(image.pixels, image.size), result
+            pixels = ctypes.string_at(image.pixels, image.size)
+            if np is not None:
+                return np.frombuffer(pixels, dtype=np.uint8).reshape(image.height, image.width, 3).copy(), result
+            return pixels, result
         finally:
-            if array is None:
-                lib.waihost_free(image.pixels)
+            lib.waihost_free(image.pixels)
             lib.waihost_free(report)
 
 
