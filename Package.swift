@@ -10,6 +10,10 @@ let package = Package(
         .library(name: "Relay", targets: ["Relay"]),
         .library(name: "Audit", targets: ["Audit"]),
         .executable(name: "waihost", targets: ["WaiHostCLI"]),
+        // The host as a C library (docs/c-api.md): built as libWaiHostC.so, because the
+        // product name "waihost" is the CLI's; scripts/install-capi.sh installs it as
+        // libwaihost.so.1, the SONAME it carries.
+        .library(name: "WaiHostC", type: .dynamic, targets: ["WaiHostC"]),
         // Each backend is a shared object installed into plugins.d (docs/backend-abi.md §1).
         .library(name: "WaiCPUBackend", type: .dynamic, targets: ["CPUBackend"]),
         .library(name: "WaiVulkanBackend", type: .dynamic, targets: ["VulkanBackend"]),
@@ -34,6 +38,12 @@ let package = Package(
         .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG"], path: "Sources/WaiHost"),
         .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
         .target(name: "Audit", dependencies: ["Relay", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
+        // waihost.h (and its status names); WaiHostC exports the functions it declares with
+        // @_cdecl, over the header's own types so the two cannot drift.
+        .target(name: "WaiHostCAPI", path: "Sources/WaiHostCAPI"),
+        .target(name: "WaiHostC", dependencies: ["WaiHost", "WaiHostCAPI"], path: "Sources/WaiHostC",
+                // Programs record libwaihost.so.1 (the API major, waihost.h) as what they need.
+                linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libwaihost.so.1"])]),
         .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost", "Relay", "Audit"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",

@@ -57,4 +57,24 @@ tools_case || [ -f "$results/tools.xml" ] || \
   printf '<testsuite><testcase classname="tools" name="venv"><failure message="tools/venv.sh failed"/></testcase></testsuite>\n' > "$results/tools.xml"
 expected+=("$results/tools.xml")
 
+# The Python binding (bindings/python, ctypes over libwaihost) against the library, CLI and
+# CPU backend built above, in Debian's python3 with python3-numpy and python3-pytest
+# (scripts/install-deps.sh).
+echo "== bindings/python (pytest)" >&2
+binding_case() {
+  local bin rc
+  bin="$(swift build --show-bin-path)"
+  WAIHOST_LIBRARY="$bin/libWaiHostC.so" WAIHOST_BIN="$bin/waihost" /usr/bin/python3 -m pytest bindings/python/tests -q \
+    -p no:cacheprovider --junitxml "$results/binding.xml"
+  rc=$?
+  # pytest's 5 is "no tests collected": that must not pass silently.
+  if [ $rc -eq 5 ]; then
+    printf '<testsuite><testcase classname="binding" name="collected"><failure message="no tests collected"/></testcase></testsuite>\n' > "$results/binding.xml"
+  fi
+  return $rc
+}
+binding_case || [ -f "$results/binding.xml" ] || \
+  printf '<testsuite><testcase classname="binding" name="pytest"><failure message="/usr/bin/python3 -m pytest did not run"/></testcase></testsuite>\n' > "$results/binding.xml"
+expected+=("$results/binding.xml")
+
 python3 scripts/test-summary.py "${expected[@]}"

@@ -1,0 +1,53 @@
+import WaiHost
+import WaiHostCAPI
+
+/// What a `waihost_host*` points at: a retained BackendHost. The host is thread-safe, so
+/// the handle adds no lock of its own (docs/c-api.md §7).
+final class HostHandle {
+    let host: BackendHost
+
+    init(_ configuration: HostConfiguration) {
+        host = BackendHost(configuration: configuration)
+    }
+
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
+
+    static func from(_ p: OpaquePointer?) throws -> HostHandle {
+        guard let p else { throw CAPIFailure.null("host") }
+        return Unmanaged<HostHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+    }
+
+    static func release(_ p: OpaquePointer) {
+        Unmanaged<HostHandle>.fromOpaque(UnsafeRawPointer(p)).release()
+    }
+}
+
+extension HostConfiguration {
+    /// The environment's configuration (what the CLI would use) with the members the
+    /// caller gave replacing it (docs/c-api.md §5.1). Only the public initialiser's
+    /// members are touched, so the host's own additions keep their defaults.
+    static func from(_ options: UnsafePointer<waihost_open_options>?) throws -> HostConfiguration {
+        var c = HostConfiguration.fromEnvironment()
+        guard let options else { return c }
+        let o = options.pointee
+        try CAPIFailure.checkSize(o.struct_size, "waihost_open_options",
+                                  minimum: MemoryLayout<waihost_open_options>.size)
+        if let dirs = o.plugin_dirs {
+            c.pluginDirectories = try (0..<o.plugin_dir_count).map { i in
+                guard let d = dirs[i] else { throw CAPIFailure.null("plugin_dirs[\(i)]") }
+                return String(cString: d)
+            }
+        } else if o.plugin_dir_count != 0 {
+            throw CAPIFailure(WAIHOST_ERR_INVALID_ARGUMENT, "plugin_dirs is NULL but plugin_dir_count is \(o.plugin_dir_count)")
+        }
+        if let cache = optionalString(o.cache_dir) { c.cacheDirectory = cache.isEmpty ? nil : cache }
+        if let worker = optionalString(o.worker_executable) { c.proberExecutable = worker }
+        if o.probe_timeout_s != 0 {
+            guard o.probe_timeout_s > 0, o.probe_timeout_s.isFinite else {
+                throw CAPIFailure(WAIHOST_ERR_INVALID_ARGUMENT, "probe_timeout_s is \(o.probe_timeout_s); a positive number of seconds, or 0 for the default")
+            }
+            c.probeTimeout = o.probe_timeout_s
+        }
+        return c
+    }
+}

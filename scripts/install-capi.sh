@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the C API for programs that embed the host: PREFIX/include/waihost/waihost.h,
+# PREFIX/lib/libwaihost.so.MAJOR (and the libwaihost.so link) and
+# PREFIX/lib/pkgconfig/waihost.pc, so that
+#   cc app.c $(pkg-config --cflags --libs waihost)
+# works (docs/c-api.md §1). The library is SwiftPM's libWaiHostC.so (the product name
+# "waihost" is the CLI's), taken from WAIHOST_BIN_DIR or `swift build --show-bin-path`;
+# build it first with `swift build --product WaiHostC`.
+# Usage: scripts/install-capi.sh PREFIX
+set -euo pipefail
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: $0 PREFIX" >&2
+  exit 2
+fi
+root="$(cd "$(dirname "$0")/.." && pwd)"
+prefix="$1"
+case "$prefix" in
+  /*) ;;
+  *) prefix="$(pwd)/$prefix" ;;
+esac
+# pkg-config has no quoting that every consumer honours, and sed below uses '|'.
+if [[ "$prefix" =~ [[:space:]\|\&\\\"\'\$] ]]; then
+  echo "install-capi: prefix '$prefix' contains white space or one of | & \\ \" ' \$; pkg-config files cannot carry it" >&2
+  exit 2
+fi
+
+header="$root/Sources/WaiHostCAPI/include/waihost.h"
+template="$root/Sources/WaiHostCAPI/waihost.pc.in"
+# The package version is the API version, read from the header so the two cannot drift.
+major="$(sed -n 's/^#define WAIHOST_API_MAJOR \([0-9][0-9]*\)u$/\1/p' "$header")"
+minor="$(sed -n 's/^#define WAIHOST_API_MINOR \([0-9][0-9]*\)u$/\1/p' "$header")"
+if [ -z "$major" ] || [ -z "$minor" ]; then
+  echo "install-capi: cannot read WAIHOST_API_MAJOR/WAIHOST_API_MINOR from $header" >&2
+  exit 1
+fi
+
+bin="${WAIHOST_BIN_DIR:-}"
+if [ -z "$bin" ]; then
+  . "$root/scripts/env.sh"
+  bin="$(cd "$root" && swift build --show-bin-path)"
+fi
+lib="$bin/libWaiHostC.so"
+if [ ! -f "$lib" ]; then
+  echo "install-capi: $lib is missing; build it first: swift build --product WaiHostC" >&2
+  exit 1
+fi
+
+install -d "$prefix/include/waihost" "$prefix/lib/pkgconfig"
+install -m 0644 "$header" "$prefix/include/waihost/waihost.h"
+# The library's SONAME is libwaihost.so.MAJOR (Package.swift): programs record that name.
+install -m 0755 "$lib" "$prefix/lib/libwaihost.so.$major"
+ln -sfn "libwaihost.so.$major" "$prefix/lib/libwaihost.so"
+pc="$prefix/lib/pkgconfig/waihost.pc"
+sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$major.$minor|g" "$template" > "$pc.tmp"
+mv "$pc.tmp" "$pc"
+chmod 0644 "$pc"
+echo "installed $prefix/include/waihost/waihost.h" >&2
+echo "installed $prefix/lib/libwaihost.so.$major" >&2
+echo "installed $pc (API $major.$minor)" >&2
