@@ -123,12 +123,14 @@ for u in probe["units"]:
         b = json.load(open(path))
         if "error" in b:
             row["note"] = "bench: " + b["error"]
-        elif b["unit"]["unit"] != name and b["unit"]["backend"] != name or b["unit"]["dispatch"] != "forced":
+        elif b["unit"]["backend"] != name.split(":")[0] or b["unit"]["dispatch"] != "forced":
+            # bench names the backend without the unit index; "forced" means it ran on the unit asked for.
             row["note"] = "bench ran on %s (%s)" % (b["unit"]["backend"], b["unit"]["dispatch"])
         else:
             row["g_s_ms"] = b["unit"]["median"]["g_s_ms"]
             row["g_s_gmacs"] = gmacs(b) / (row["g_s_ms"] / 1000)
             row["size"] = "%dx%d" % (b["width"], b["height"])
+            row["bench"] = b["unit"]
     rows.append(row)
 cpu = next((r["g_s_gmacs"] for r in rows if r["backend"].startswith("cpu") and r["g_s_gmacs"]), None)
 for r in rows:
