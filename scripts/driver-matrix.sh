@@ -45,6 +45,10 @@ case "$runs" in ''|*[!0-9]*) echo "driver-matrix: --runs needs a positive intege
 case "$size" in [0-9]*x[0-9]*) ;; *) echo "driver-matrix: --size needs WxH, e.g. 768x512" >&2; exit 2 ;; esac
 
 . scripts/env.sh
+# A fresh probe builds every driver's kernels cold; a slow compiler (Intel's CPU runtime needs
+# about a minute on a loaded 2-core machine) would hit the default 20 s stage timeout
+# (docs/drivers.md §3).
+export WAIHOST_PROBE_TIMEOUT="${WAIHOST_PROBE_TIMEOUT:-300}"
 drivers="${WAI_DRIVERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/waihost/drivers}"
 intel="$drivers/intel-opencl"
 

@@ -287,7 +287,10 @@ final class OpenCLBackendTests: XCTestCase {
     }
 }
 
-/// The `waihost` beside the tests, run with a cache folder of its own.
+/// The `waihost` beside the tests, run with a cache folder of its own. A cold program build
+/// on a loaded machine can take longer than the probe's default 20 s per stage (see
+/// docs/drivers.md §3), so the probe here waits up to 300 s: these tests check exactness,
+/// not speed.
 enum OpenCLCLI {
     struct Row: Decodable { var backend: String; var device: String; var driver: String; var state: String; var reason: String }
     private struct Probe: Decodable { var units: [Row] }
@@ -303,6 +306,7 @@ enum OpenCLCLI {
         var env = ProcessInfo.processInfo.environment
         env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("opencl-cli-cache")
         env["WAI_PLUGIN_PATH"] = nil
+        env["WAIHOST_PROBE_TIMEOUT"] = "300"
         for (k, v) in extra { env[k] = v }
         p.environment = env
         // stderr goes to a file so that neither stream can fill a pipe and stall the child.
