@@ -45,6 +45,10 @@ case "$runs" in ''|*[!0-9]*) echo "driver-matrix: --runs needs a positive intege
 case "$size" in [0-9]*x[0-9]*) ;; *) echo "driver-matrix: --size needs WxH, e.g. 768x512" >&2; exit 2 ;; esac
 
 . scripts/env.sh
+# A fresh probe builds every driver's kernels cold; a slow compiler (Intel's CPU runtime needs
+# about a minute on a loaded 2-core machine) would hit the default 20 s stage timeout
+# (docs/drivers.md §3).
+export WAIHOST_PROBE_TIMEOUT="${WAIHOST_PROBE_TIMEOUT:-300}"
 drivers="${WAI_DRIVERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/waihost/drivers}"
 intel="$drivers/intel-opencl"
 
@@ -123,12 +127,14 @@ for u in probe["units"]:
         b = json.load(open(path))
         if "error" in b:
             row["note"] = "bench: " + b["error"]
-        elif b["unit"]["unit"] != name and b["unit"]["backend"] != name or b["unit"]["dispatch"] != "forced":
+        elif b["unit"]["backend"] != name.split(":")[0] or b["unit"]["dispatch"] != "forced":
+            # bench names the backend without the unit index; "forced" means it ran on the unit asked for.
             row["note"] = "bench ran on %s (%s)" % (b["unit"]["backend"], b["unit"]["dispatch"])
         else:
             row["g_s_ms"] = b["unit"]["median"]["g_s_ms"]
             row["g_s_gmacs"] = gmacs(b) / (row["g_s_ms"] / 1000)
             row["size"] = "%dx%d" % (b["width"], b["height"])
+            row["bench"] = b["unit"]
     rows.append(row)
 cpu = next((r["g_s_gmacs"] for r in rows if r["backend"].startswith("cpu") and r["g_s_gmacs"]), None)
 for r in rows:

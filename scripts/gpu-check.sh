@@ -29,6 +29,10 @@ while [ $# -gt 0 ]; do
 done
 
 . scripts/env.sh
+# A fresh probe builds every driver's kernels cold; a slow compiler (Intel's CPU runtime needs
+# about a minute on a loaded 2-core machine) would hit the default 20 s stage timeout
+# (docs/drivers.md §3).
+export WAIHOST_PROBE_TIMEOUT="${WAIHOST_PROBE_TIMEOUT:-300}"
 started=$(date +%s)
 if [ "$build" -eq 1 ]; then
   echo "gpu-check: swift build -c release …" >&2

@@ -272,11 +272,13 @@ final class OpenCLBackendTests: XCTestCase {
         let plugins = try IntHyperTestSupport.temporaryDirectory("opencl-decode-plugins")
         try FileManager.default.copyItem(atPath: try Self.pluginPath(), toPath: plugins + "/libWaiOpenCLBackend.so")
         let dir = try IntHyperTestSupport.temporaryDirectory("opencl-decode")
+        // One host cache for the three decodes: the unit is probed once, by the first.
+        let cache = try IntHyperTestSupport.temporaryDirectory("opencl-decode-cache")
         for vector in golden.vectors {
             let out = dir + "/\(vector.payload).rgb"
             let run = try OpenCLCLI.waihost(["decode", IntHyperTestSupport.samples + "/" + vector.payload, "--model",
                                              IntHyperTestSupport.sampleModel, "-o", out, "--backend", "opencl", "--json",
-                                             "--plugin-dir", plugins])
+                                             "--plugin-dir", plugins], cache: cache)
             XCTAssertEqual(run.status, 0, "\(vector.payload): \(run.stderr)")
             guard run.status == 0 else { continue }
             let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout.utf8))
@@ -287,7 +289,10 @@ final class OpenCLBackendTests: XCTestCase {
     }
 }
 
-/// The `waihost` beside the tests, run with a cache folder of its own.
+/// The `waihost` beside the tests, run with a cache folder of its own. A cold program build
+/// on a loaded machine can take longer than the probe's default 20 s per stage (see
+/// docs/drivers.md §3), so the probe here waits up to 300 s: these tests check exactness,
+/// not speed.
 enum OpenCLCLI {
     struct Row: Decodable { var backend: String; var device: String; var driver: String; var state: String; var reason: String }
     private struct Probe: Decodable { var units: [Row] }
@@ -296,13 +301,15 @@ enum OpenCLCLI {
         try JSONDecoder().decode(Probe.self, from: Data(json.utf8)).units
     }
 
-    static func waihost(_ args: [String], env extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// `cache`: the host's cache folder (the probe verdicts); a fresh one by default.
+    static func waihost(_ args: [String], env extra: [String: String] = [:], cache: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
         p.executableURL = OpenCLBackendTests.buildFolder.appendingPathComponent("waihost")
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("opencl-cli-cache")
+        env["WAIHOST_CACHE_DIR"] = try cache ?? IntHyperTestSupport.temporaryDirectory("opencl-cli-cache")
         env["WAI_PLUGIN_PATH"] = nil
+        env["WAIHOST_PROBE_TIMEOUT"] = "300"
         for (k, v) in extra { env[k] = v }
         p.environment = env
         // stderr goes to a file so that neither stream can fill a pipe and stall the child.

@@ -2,9 +2,9 @@
 /// the first graph_prepare and kept in the disk cache (Runtime/program.c). Each op exists
 /// once as a macro and is instantiated per storage width of its operands (X, Y; add also
 /// B): `short` for narrow tensors, `int` for wide ones (§2). Every kernel takes the same
-/// five arguments — x, y, two parameter buffers (or add's second input) and an int16 of
-/// parameters whose s0 is the item count — and ignores the items past the count (the
-/// global size is rounded up to the work-group size).
+/// seven arguments — x, y, four parameter buffers (add's second input in the first) and an
+/// int16 of parameters whose s0 is the item count — and ignores the items past the count
+/// (the global size is rounded up to the work-group size).
 ///
 /// What the arithmetic relies on (OpenCL C specification, "Built-in Scalar Data Types" and
 /// "Operators"): int is 32-bit two's complement; `>>` of a negative signed value fills the
