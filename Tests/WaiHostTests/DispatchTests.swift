@@ -141,7 +141,8 @@ final class DispatchTests: XCTestCase {
 
         XCTAssertThrowsError(try host.run(graph, inputs: inputs, on: .kind(.gpu))) { error in
             guard case let .noSuchUnit(_, available)? = error as? HostError else { return XCTFail("\(error)") }
-            XCTAssertEqual(available, ["cpu:0"])
+            // One CPU unit per instruction-set path (Plugins/CPUBackend/README.md, "Units").
+            XCTAssertEqual(available, (0..<max(1, available.count)).map { "cpu:\($0)" })
         }
         _ = dir
     }
@@ -162,19 +163,24 @@ final class DispatchTests: XCTestCase {
     }
 
     func testAUnitTheProbeRejectedNeverRuns() throws {
-        // Plant a rejection for the CPU unit in the cache, under the key its probe uses.
+        // Plant a rejection for every CPU unit (one per instruction-set path) in the cache,
+        // under the keys their probes use.
         let (host, dir, cache) = try host("inexact")
         let path = dir + "/libWaiCPUBackend.so"
-        let unit = try BackendPlugin.load(path: path).units()[0]
-        let key = ProbeCache.key(pluginSHA256: try SHA256.hexOfFile(path: path), unit: unit)
+        let units = try BackendPlugin.load(path: path).units()
+        let sha = try SHA256.hexOfFile(path: path)
         let planted = "stage widths, graph add_edge_narrow: add (node 0) tensor edge_sum index 0 (c 0, y 0, x 0): expected -32768, got 32768"
-        ProbeCache(directory: cache).store([key: ProbeCache.Entry(
-            outcome: ProbeOutcome(state: .rejected, stage: "widths", reason: planted),
-            speed: nil, backend: "cpu", device: unit.device, driver: unit.driver)], warn: { XCTFail($0) })
+        var entries: [String: ProbeCache.Entry] = [:]
+        for unit in units {
+            entries[ProbeCache.key(pluginSHA256: sha, unit: unit)] = ProbeCache.Entry(
+                outcome: ProbeOutcome(state: .rejected, stage: "widths", reason: planted),
+                speed: nil, backend: "cpu", device: unit.device, driver: unit.driver)
+        }
+        ProbeCache(directory: cache).store(entries, warn: { XCTFail($0) })
 
         let probe = try host.probe()
-        XCTAssertEqual(probe.units.map(\.state), [.rejected])
-        XCTAssertEqual(probe.units.map(\.cached), [true])
+        XCTAssertEqual(probe.units.map(\.state), [ProbeState](repeating: .rejected, count: units.count))
+        XCTAssertEqual(probe.units.map(\.cached), [Bool](repeating: true, count: units.count))
 
         let (graph, inputs) = try HostTestSupport.smallGraph()
         let expected = try ReferenceInterpreter.run(graph, inputs: inputs)

@@ -370,23 +370,29 @@ final class ProbeTests: XCTestCase {
         let cold = try host.probe(progress: { line in
             if let r = line.range(of: "stage ") { stages.append(String(line[r.upperBound...])) }
         })
-        XCTAssertEqual(cold.units.count, 1)
-        let row = cold.units[0]
-        XCTAssertEqual(row.state, .accepted, row.reason)
-        XCTAssertEqual(row.backend, "cpu")
-        XCTAssertEqual(row.unit, "cpu")
-        XCTAssertEqual(row.index, 0)
-        XCTAssertEqual(row.rank, 1)
-        XCTAssertFalse(row.cached)
-        let speed = try XCTUnwrap(row.speed)
-        XCTAssertGreaterThan(speed.runsPerSecond, 0)
-        XCTAssertGreaterThanOrEqual(speed.runs, 3)
-        XCTAssertEqual(stages, ProbeStage.allCases.map(\.rawValue))
+        // One unit per instruction-set path the CPU runs (Plugins/CPUBackend/README.md,
+        // "Units"), each probed and ranked on its own.
+        let n = cold.units.count
+        XCTAssertGreaterThanOrEqual(n, 1)
+        XCTAssertEqual(cold.units.map(\.index), Array(0..<n))
+        XCTAssertEqual(Set(cold.units.map(\.driver)).count, n, "every path has its own driver string")
+        XCTAssertEqual(cold.units.compactMap(\.rank).sorted(), Array(1...n))
+        for row in cold.units {
+            XCTAssertEqual(row.state, .accepted, row.reason)
+            XCTAssertEqual(row.backend, "cpu")
+            XCTAssertEqual(row.unit, "cpu")
+            XCTAssertFalse(row.cached)
+            let speed = try XCTUnwrap(row.speed)
+            XCTAssertGreaterThan(speed.runsPerSecond, 0)
+            XCTAssertGreaterThanOrEqual(speed.runs, 3)
+        }
+        // Units are probed in parallel, so their stage lines interleave: every stage once per unit.
+        XCTAssertEqual(stages.sorted(), ProbeStage.allCases.flatMap { [String](repeating: $0.rawValue, count: n) }.sorted())
 
         let warm = try BackendHost(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache)).probe()
-        XCTAssertEqual(warm.units.map(\.cached), [true])
-        XCTAssertEqual(warm.units.map(\.rank), [1])
-        XCTAssertEqual(warm.units.map(\.speed), [speed])
+        XCTAssertEqual(warm.units.map(\.cached), [Bool](repeating: true, count: n))
+        XCTAssertEqual(warm.units.map(\.rank), cold.units.map(\.rank))
+        XCTAssertEqual(warm.units.map(\.speed), cold.units.map(\.speed))
     }
 
     func testDroppingAPluginInMakesItAppearAndRemovingItMakesItDisappear() throws {
@@ -396,7 +402,8 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(try BackendHost(configuration: config).probe().units.count, 0)
         try FileManager.default.createSymbolicLink(atPath: dir + "/libWaiCPUBackend.so",
                                                    withDestinationPath: try HostTestSupport.cpuPlugin())
-        XCTAssertEqual(try BackendHost(configuration: config).probe().units.map(\.selector), ["cpu:0"])
+        let selectors = try BackendHost(configuration: config).probe().units.map(\.selector)
+        XCTAssertEqual(selectors, (0..<max(1, selectors.count)).map { "cpu:\($0)" }, "one unit per CPU path")
         try FileManager.default.removeItem(atPath: dir + "/libWaiCPUBackend.so")
         XCTAssertEqual(try BackendHost(configuration: config).probe().units.count, 0)
     }

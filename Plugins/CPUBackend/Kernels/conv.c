@@ -385,6 +385,8 @@ static void band_task(void *ctx, int tid, size_t task) {
     const int i0 = (int)((size_t)c->ho * task / (size_t)c->nbands);
     const int i1 = (int)((size_t)c->ho * (task + 1) / (size_t)c->nbands);
     int packed_hi = -(1 << 30);
+    const int tiles = c->next && cpuk_igdn_uses_tiles(c->next);
+    if (tiles) cpuk_amx_tiles_on();
     for (int i = i0; i < i1; i++) {
         const row_window *wnd = &c->win[c->row_phase[i]];
         if (wnd->any) {
@@ -394,7 +396,24 @@ static void band_task(void *ctx, int tid, size_t task) {
             if (hi > packed_hi) packed_hi = hi;
         }
         compute_row(c, tid, ring, i);
+        if (c->next) cpuk_igdn_positions(c->next, tid, (size_t)i * c->wo, (size_t)c->wo);
     }
+    if (tiles) cpuk_amx_tiles_off();
+}
+
+/* Only where the inverse GDN runs on tiles: measured on a Sapphire Rapids class Xeon, the
+ * fused run is ~5% faster there, while the vector inverse GDN's packed gamma and squares
+ * evict the vector conv's L1 window and the fused run is slower than two passes. */
+int cpuk_conv_igdn_fusable(const cpuk_conv *c, const cpuk_igdn *g) {
+    return cpuk_igdn_uses_tiles(g) && cpuk_igdn_fits(g, c->cout, (size_t)c->ho * c->wo, c->out_bits, c->nthreads);
+}
+
+void cpuk_conv_igdn_run(cpuk_conv *c, cpuk_igdn *g, cpuk_pool *pool, const void *in, void *mid, void *out) {
+    cpuk_igdn_bind(g, mid, out);
+    c->next = g;
+    cpuk_conv_run(c, pool, in, mid);
+    c->next = NULL;
+    cpuk_igdn_bind(g, NULL, NULL);
 }
 
 void cpuk_conv_run(cpuk_conv *c, cpuk_pool *pool, const void *in, void *out) {

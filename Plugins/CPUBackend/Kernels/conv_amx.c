@@ -489,6 +489,7 @@ void cpuk_amx_band(const cpuk_conv *c, int tid, size_t task) {
             if (hi > packed_hi) packed_hi = hi;
         }
         amx_row(c, tid, ring_a, ring_b, i);
+        if (c->next) cpuk_igdn_positions(c->next, tid, (size_t)i * c->wo, (size_t)c->wo);
     }
     cpuk_amx_tiles_off();
 }

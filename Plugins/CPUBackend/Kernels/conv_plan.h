@@ -56,6 +56,7 @@ struct cpuk_conv {
     const void *run_in;        /* valid during a run */
     void *run_out;
     struct cpuk_amx *amx;      /* set: the conv runs on AMX tiles (conv_amx.c) */
+    const cpuk_igdn *next;     /* during a fused run: applied to each finished output row */
 };
 
 struct cpuk_amx;

@@ -169,10 +169,8 @@ static void square_pairs_isa(cpuk_isa isa, int32_t *d, const int16_t *a, const i
     square_pairs_generic(d, a, b, len, q);
 }
 
-static void strip_task(void *ctx, int tid, size_t task) {
-    cpuk_igdn *g = ctx;
-    const size_t p0 = task * STRIP;
-    const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
+/* Positions p0 .. p0+len-1 (len <= STRIP) on the vector path. */
+static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
     int32_t *sq = g->scratch + (size_t)tid * g->scratch_words;
     int32_t *nbuf = sq + (size_t)g->ncp * STRIP;
     const void *in = g->run_in;
@@ -263,10 +261,9 @@ static void square_quads_avx512(int32_t *hi, int32_t *lo, const int16_t *p0, con
 }
 #endif
 
-static void amx_strip_task(void *ctx, int tid, size_t task) {
-    cpuk_igdn *g = ctx;
-    const size_t p0 = task * STRIP;
-    const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
+/* Positions p0 .. p0+len-1 (len <= STRIP) on tiles; the caller has loaded the tile
+ * configuration (conv_amx.c's, which is the same). */
+static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
     int32_t *hi = g->amx_scratch + (size_t)tid * g->amx_scratch_words;
     int32_t *lo = hi + (size_t)g->nq * STRIP;
     int32_t *nbuf = lo + (size_t)g->nq * STRIP;
@@ -286,7 +283,6 @@ static void amx_strip_task(void *ctx, int tid, size_t task) {
     }
     /* Quads past the channels stay zero: written once here, never again. */
     static const ptrdiff_t zero_off[1] = { 0 };
-    cpuk_amx_tiles_on();
     for (int ob = 0; ob < g->nob16; ob += 2) {
         const int no = g->nob16 - ob < 2 ? g->nob16 - ob : 2;
         cpuk_amx_gemm m;
@@ -324,7 +320,41 @@ static void amx_strip_task(void *ctx, int tid, size_t task) {
             cpuk_epi_igdn_avx512(&e);
         }
     }
-    cpuk_amx_tiles_off();
+}
+
+static void span(const cpuk_igdn *g, int tid, size_t p0, int len) {
+    if (g->amx_kind >= 0) amx_span(g, tid, p0, len); else vec_span(g, tid, p0, len);
+}
+
+static void strip_task(void *ctx, int tid, size_t task) {
+    const cpuk_igdn *g = ctx;
+    const size_t p0 = task * STRIP;
+    const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
+    if (g->amx_kind >= 0) {
+        cpuk_amx_tiles_on();
+        amx_span(g, tid, p0, len);
+        cpuk_amx_tiles_off();
+    } else {
+        vec_span(g, tid, p0, len);
+    }
+}
+
+int cpuk_igdn_uses_tiles(const cpuk_igdn *g) { return g->amx_kind >= 0; }
+
+int cpuk_igdn_fits(const cpuk_igdn *g, int c, size_t hw, int in_bits, int nthreads) {
+    return g->c == c && g->hw == hw && g->in_bits == in_bits && g->nthreads == nthreads;
+}
+
+void cpuk_igdn_bind(cpuk_igdn *g, const void *in, void *out) {
+    g->run_in = in;
+    g->run_out = out;
+}
+
+void cpuk_igdn_positions(const cpuk_igdn *g, int tid, size_t p0, size_t count) {
+    for (size_t p = p0; p < p0 + count; p += STRIP) {
+        const size_t left = p0 + count - p;
+        span(g, tid, p, left < STRIP ? (int)left : STRIP);
+    }
 }
 
 const char *cpuk_igdn_kernel_name(const cpuk_igdn *g) {
@@ -335,7 +365,7 @@ const char *cpuk_igdn_kernel_name(const cpuk_igdn *g) {
 void cpuk_igdn_run(cpuk_igdn *g, cpuk_pool *pool, const void *in, void *out) {
     g->run_in = in;
     g->run_out = out;
-    cpuk_pool_run(pool, (g->hw + STRIP - 1) / STRIP, g->amx_kind >= 0 ? amx_strip_task : strip_task, g);
+    cpuk_pool_run(pool, (g->hw + STRIP - 1) / STRIP, strip_task, g);
     g->run_in = NULL;
     g->run_out = NULL;
 }

@@ -133,6 +133,15 @@ uint64_t cpuk_peak_avx512(uint64_t iters);
 uint64_t cpuk_peak_avx2(uint64_t iters);
 uint64_t cpuk_peak_scalar(uint64_t iters);
 
+/* ---- inverse GDN fused after a conv (conv.c runs it on each finished output row) ---- */
+/* Sets the buffers of the next run (as cpuk_igdn_run does). */
+void cpuk_igdn_bind(cpuk_igdn *g, const void *in, void *out);
+/* Positions p0 .. p0+count-1 of the bound run on thread tid; on tiles only with the tile
+ * configuration loaded. */
+void cpuk_igdn_positions(const cpuk_igdn *g, int tid, size_t p0, size_t count);
+int cpuk_igdn_uses_tiles(const cpuk_igdn *g);
+int cpuk_igdn_fits(const cpuk_igdn *g, int c, size_t hw, int in_bits, int nthreads);
+
 /* The vector path a kernel without tiles runs on: AMX CPUs run AVX-512 VNNI. */
 CPUK_INLINE cpuk_isa cpuk_vector_isa(cpuk_isa isa) { return isa == CPUK_ISA_AMX ? CPUK_ISA_AVX512 : isa; }
 

@@ -6,6 +6,9 @@ import CPUKernels
 enum Step {
     case conv(ConvKernel, input: Int, output: Int)
     case inverseGDN(InverseGDNKernel, input: Int, output: Int)
+    /// A conv whose output only the inverse GDN reads, run as one (cpuk_conv_igdn_run):
+    /// `mid` is still written, but each row is finished while it is in cache.
+    case convInverseGDN(ConvKernel, InverseGDNKernel, input: Int, mid: Int, output: Int)
     case requantize(RequantizeSpec, input: Int, output: Int)
     case clamp(lo: Int32, hi: Int32, input: Int, output: Int)
     case add(Int, Int, output: Int)
@@ -15,7 +18,7 @@ enum Step {
 
     var inputs: [Int] {
         switch self {
-        case .conv(_, let i, _), .inverseGDN(_, let i, _), .requantize(_, let i, _), .clamp(_, _, let i, _),
+        case .conv(_, let i, _), .inverseGDN(_, let i, _), .convInverseGDN(_, _, let i, _, _), .requantize(_, let i, _), .clamp(_, _, let i, _),
              .lookup(_, _, let i, _), .depthToSpace(_, let i, _):
             return [i]
         case let .add(a, b, _): return [a, b]
@@ -25,10 +28,16 @@ enum Step {
 
     var output: Int {
         switch self {
-        case .conv(_, _, let o), .inverseGDN(_, _, let o), .requantize(_, _, let o), .clamp(_, _, _, let o),
+        case .conv(_, _, let o), .inverseGDN(_, _, let o), .convInverseGDN(_, _, _, _, let o), .requantize(_, _, let o), .clamp(_, _, _, let o),
              .add(_, _, let o), .lookup(_, _, _, let o), .depthToSpace(_, _, let o), .concat(_, let o):
             return o
         }
+    }
+
+    /// Every tensor the step writes: a fused conv and inverse GDN writes two.
+    var writes: [Int] {
+        if case let .convInverseGDN(_, _, _, mid, output) = self { return [mid, output] }
+        return [output]
     }
 }
 
@@ -36,6 +45,8 @@ enum Step {
 /// - a conv or inverse GDN whose output feeds exactly one node, a requantize or clamp, and
 ///   is not a graph output absorbs that node as its epilogue (the wide intermediate is
 ///   never stored);
+/// - a conv whose output only an inverse GDN reads runs fused with it where the kernels
+///   say it pays (cpuk_conv_igdn_fusable: on the AMX path);
 /// - every stored tensor gets a slot in a buffer allocated here, once; tensors whose
 ///   lifetimes do not overlap share a buffer. Graph inputs stored in 32 bits are read
 ///   straight from the host's request and need none.
@@ -79,7 +90,12 @@ struct ExecutionPlan {
                 } else if case .inverseGDN(let g) = node.op {
                     let kernel = try Self.makeInverseGDN(g, x: tensors[input], outBits: tensors[output].bits,
                                                          post: post, node: k, backend: backend, path: path)
-                    steps.append(.inverseGDN(kernel, input: input, output: output))
+                    if case let .conv(conv, convInput, convOutput)? = steps.last, convOutput == input,
+                       reads[input] == 1, !isOutput[input], cpuk_conv_igdn_fusable(conv.handle, kernel.handle) != 0 {
+                        steps[steps.count - 1] = .convInverseGDN(conv, kernel, input: convInput, mid: input, output: output)
+                    } else {
+                        steps.append(.inverseGDN(kernel, input: input, output: output))
+                    }
                 }
             case .requantize(let r): steps.append(.requantize(r, input: input, output: node.output))
             case let .clamp(lo, hi): steps.append(.clamp(lo: lo, hi: hi, input: input, output: node.output))
@@ -127,8 +143,8 @@ struct ExecutionPlan {
         release(after: -1, spec.inputs)
         for (s, step) in steps.enumerated() {
             // Placed before the inputs are released: a kernel never writes over its input.
-            try place(step.output)
-            release(after: s, step.inputs + [step.output])
+            for t in step.writes { try place(t) }
+            release(after: s, step.inputs + step.writes)
         }
         self.slots = slots
         self.buffers = buffers

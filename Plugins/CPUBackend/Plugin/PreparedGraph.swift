@@ -63,6 +63,8 @@ final class CPUPreparedGraph {
             cpuk_conv_run(kernel.handle, pool, at(input), at(output))
         case let .inverseGDN(kernel, input, output):
             cpuk_igdn_run(kernel.handle, pool, at(input), at(output))
+        case let .convInverseGDN(conv, gdn, input, mid, output):
+            cpuk_conv_igdn_run(conv.handle, gdn.handle, pool, at(input), at(mid), at(output))
         case let .requantize(r, input, output):
             let x = tensors[input]
             r.multiplier.withUnsafeBufferPointer { m in

@@ -28,6 +28,9 @@
  * counted, and with N threads every figure is per N CPU-seconds (peaks included, so the
  * ratios stay fair). */
 static clockid_t bench_clock = CLOCK_MONOTONIC;
+/* WAI_BENCH_FUSED=0 runs each inverse GDN after its conv instead of fused into it (the
+ * plugin fuses them); the fused figure's conv time includes the inverse GDN. */
+static int fused = 1;
 
 static double now(void) {
     struct timespec t;
@@ -184,13 +187,19 @@ static void run_gs(gs *g, cpuk_pool *pool, const int16_t *x0, int keep) {
     double tt = now();
     for (int l = 0; l < 4; l++) {
         layer *y = &g->L[l];
-        double t0 = now();
-        cpuk_conv_run(y->conv, pool, in, y->out);
-        double t1 = now();
-        in = y->out;
-        if (y->igdn) {
-            cpuk_igdn_run(y->igdn, pool, in, y->gdn_out);
+        double t0 = now(), t1;
+        if (y->igdn && fused && cpuk_conv_igdn_fusable(y->conv, y->igdn)) {
+            cpuk_conv_igdn_run(y->conv, y->igdn, pool, in, y->out, y->gdn_out);
             in = y->gdn_out;
+            t1 = now();
+        } else {
+            cpuk_conv_run(y->conv, pool, in, y->out);
+            t1 = now();
+            in = y->out;
+            if (y->igdn) {
+                cpuk_igdn_run(y->igdn, pool, in, y->gdn_out);
+                in = y->gdn_out;
+            }
         }
         double t2 = now();
         if (keep) {
@@ -234,6 +243,8 @@ int main(int argc, char **argv) {
      * (WAI_BENCH_LATENT=wide) takes [-1024, 1023] as every other layer's activations. */
     const char *clk = getenv("WAI_BENCH_CLOCK");
     if (clk && strcmp(clk, "cpu") == 0) bench_clock = CLOCK_PROCESS_CPUTIME_ID;
+    const char *fz = getenv("WAI_BENCH_FUSED");
+    if (fz && strcmp(fz, "0") == 0) fused = 0;
     const char *lat = getenv("WAI_BENCH_LATENT");
     const int wide_latent = lat && strcmp(lat, "wide") == 0;
     const int x_lo = wide_latent ? -1024 : -128, x_hi = wide_latent ? 1023 : 127;
@@ -293,7 +304,9 @@ int main(int argc, char **argv) {
             printf("conv %d: %3d -> %3d, %3dx%-3d -> %3dx%-3d  %6.2f GMAC in %7.2f ms  %7.1f GMAC/s  (%.2f of peak) [%s]",
                    l + 1, y->cin, y->cout, y->h, y->w, 2 * y->h, 2 * y->w,
                    cpuk_conv_macs(y->conv) / 1e9, g->best_conv[l] * 1e3, gm, gm / peak, cpuk_conv_kernel_name(y->conv));
-            if (y->igdn) printf("   igdn %6.2f ms [%s]", g->best_gdn[l] * 1e3, cpuk_igdn_kernel_name(y->igdn));
+            if (y->igdn && fused && cpuk_conv_igdn_fusable(y->conv, y->igdn))
+                printf("   + igdn fused [%s]", cpuk_igdn_kernel_name(y->igdn));
+            else if (y->igdn) printf("   igdn %6.2f ms [%s]", g->best_gdn[l] * 1e3, cpuk_igdn_kernel_name(y->igdn));
             printf("\n");
         }
         double conv_g = conv_macs / conv_time / 1e9;

@@ -117,6 +117,15 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *desc, cpuk_isa isa, int nthrea
                             char *err, size_t err_cap);
 void cpuk_igdn_run(cpuk_igdn *igdn, cpuk_pool *pool, const void *in, void *out);
 void cpuk_igdn_destroy(cpuk_igdn *igdn);
+/* conv then inverse GDN on its output, one run: each thread applies the inverse GDN to an
+ * output row as soon as it has every channel of it, while the row is still in its cache,
+ * instead of reading the whole conv output back from memory. The same integers as
+ * cpuk_conv_run then cpuk_igdn_run (mid is still written). 0 when the pair does not fit
+ * (the GDN's channels and positions must be the conv's outputs, its input width the
+ * conv's output width, both made for the same thread count) or fusing does not pay (the
+ * inverse GDN not on tiles). */
+int cpuk_conv_igdn_fusable(const cpuk_conv *conv, const cpuk_igdn *igdn);
+void cpuk_conv_igdn_run(cpuk_conv *conv, cpuk_igdn *igdn, cpuk_pool *pool, const void *in, void *mid, void *out);
 /* "vnni", "avx2", "scalar", or on AMX tiles "amx XxW" as for convs. */
 const char *cpuk_igdn_kernel_name(const cpuk_igdn *igdn);
 
