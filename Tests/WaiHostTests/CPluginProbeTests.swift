@@ -83,8 +83,8 @@ final class CPluginProbeTests: XCTestCase {
     func testAUnitFailingAtRunTimeIsMarkedFailedAndTheGraphRunsElsewhere() throws {
         let dir = try builder.makeDirectory("plugins")
         try builder.install([.oomLarge], into: dir)
-        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
-                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
+                                   "no waihost-unit-worker beside the tests: build it first (swift build)")
         let host = BackendHost(configuration: HostConfiguration(pluginDirectories: [dir],
                                                                  cacheDirectory: try builder.makeDirectory("cache"),
                                                                  proberExecutable: prober, probeTimeout: 300))
@@ -117,8 +117,8 @@ final class CPluginProbeTests: XCTestCase {
     // MARK: helpers
 
     private func probe(directory: String, timeout: Double) throws -> ProbeResult {
-        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
-                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
+                                   "no waihost-unit-worker beside the tests: build it first (swift build)")
         let configuration = HostConfiguration(pluginDirectories: [directory],
                                               cacheDirectory: try builder.makeDirectory("cache"),
                                               proberExecutable: prober, probeTimeout: timeout)

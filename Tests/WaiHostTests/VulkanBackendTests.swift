@@ -204,8 +204,8 @@ final class VulkanBackendTests: XCTestCase {
     func testExactnessProbeAcceptsEveryVulkanUnit() throws {
         let folder = try IntHyperTestSupport.temporaryDirectory("vulkan-plugins")
         try FileManager.default.copyItem(atPath: try pluginPath(), toPath: folder + "/libWaiVulkanBackend.so")
-        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
-                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
+                                   "no waihost-unit-worker beside the tests: build it first (swift build)")
         let configuration = HostConfiguration(pluginDirectories: [folder],
                                               cacheDirectory: try IntHyperTestSupport.temporaryDirectory("vulkan-cache"),
                                               proberExecutable: prober, probeTimeout: 300)

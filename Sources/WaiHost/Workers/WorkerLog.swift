@@ -53,14 +53,24 @@ final class WorkerLog: @unchecked Sendable {
         if finished.wait(timeout: .now() + seconds) == .success { finished.signal() }
     }
 
-    /// The last `count` non-empty lines, each cut to 240 characters.
+    /// The lines worth quoting in a failure reason: the last `count` non-empty lines; when
+    /// the worker died of a signal, the plugin's last lines before it, the signal line and
+    /// the first frames of the backtrace. Each line is cut to 240 characters.
     func lastLines(_ count: Int = 12) -> [String] {
         let bytes = lock.withLock { tail }
         let lines = bytes.split(separator: UInt8(ascii: "\n")).map {
             String(decoding: $0.prefix(240), as: UTF8.self).trimmingTrailingWhitespace()
         }.filter { !$0.isEmpty }
-        return Array(lines.suffix(count))
+        guard let fatal = lines.lastIndex(where: { $0.hasPrefix(Self.fatalPrefix) }) else {
+            return Array(lines.suffix(count))
+        }
+        let before = lines[..<fatal].suffix(4)
+        let frames = lines[(fatal + 1)...].prefix(max(count - before.count - 1, 2))
+        return Array(before) + [lines[fatal]] + Array(frames)
     }
+
+    /// What the worker's fatal-signal handler writes first (Sources/WorkerIPC).
+    static let fatalPrefix = "waihost-unit-worker: fatal signal"
 
     /// Everything kept (tests, diagnostics).
     var text: String { String(decoding: lock.withLock { tail }, as: UTF8.self) }
