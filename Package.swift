@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
         .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC"], path: "Sources/WaiHost"),
         .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
+        // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.
+        .executableTarget(name: "IsolationBench", dependencies: ["WaiHost"], path: "Sources/IsolationBench"),
         .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
         .target(name: "Audit", dependencies: ["Relay", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
         .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost", "Relay", "Audit"], path: "Sources/WaiHostCLI"),

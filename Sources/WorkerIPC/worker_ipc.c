@@ -125,9 +125,32 @@ pid_t wipc_spawn(const char *exe, int channel_fd, int log_fd)
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
+    /* Nothing of the host's but fds 0-3 reaches the plugin, even descriptors some library
+     * opened without close-on-exec. */
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+
+    /* The host's environment without the host's own settings (WAIHOST_*): the worker needs
+     * none of them, and a plugin must not see how this host was configured — a probe and a
+     * decode look the same to it. */
+    size_t n = 0;
+    while (environ[n] != NULL)
+        n++;
+    char **envp = calloc(n + 1, sizeof *envp);
+    if (envp == NULL) {
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attr);
+        return -ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "WAIHOST_", 8) != 0)
+            envp[k++] = environ[i];
+    envp[k] = NULL;
+
     char *argv[] = { (char *)exe, NULL };
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, exe, &actions, &attr, argv, environ);
+    int rc = posix_spawn(&pid, exe, &actions, &attr, argv, envp);
+    free(envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     return rc == 0 ? pid : -rc;

@@ -90,19 +90,21 @@ struct ProbeRunner {
         var calibration = CalibrationReference()
         var newEntries: [String: ProbeCache.Entry] = [:]
         for p in pending {
-            guard let outcome = outcomes[p.row] else { continue }
+            guard var outcome = outcomes[p.row] else { continue }
             apply(outcome, to: &rows[p.row])
             if rows[p.row].state == .accepted {
                 switch time(p, reference: &calibration) {
                 case .success(let speed): rows[p.row].speed = speed
-                case .failure(let rejection): apply(rejection.outcome, to: &rows[p.row])
+                case .failure(let rejection):
+                    outcome = rejection.outcome
+                    apply(outcome, to: &rows[p.row])
                 }
             }
             if let key = p.key, rows[p.row].state != .failed {
+                // The outcome as the probe gave it (every field it has), not rebuilt from the row.
                 let r = rows[p.row]
-                newEntries[key] = ProbeCache.Entry(outcome: ProbeOutcome(state: r.state, stage: r.stage, reason: r.reason,
-                                                                    mismatch: r.mismatch),
-                                              speed: r.speed, backend: r.backend, device: r.device, driver: r.driver)
+                newEntries[key] = ProbeCache.Entry(outcome: outcome, speed: r.speed, backend: r.backend,
+                                                   device: r.device, driver: r.driver)
             }
         }
         cache?.store(newEntries, warn: warn)

@@ -26,7 +26,6 @@ enum WorkerTiming {
     }
 
     private static func check(_ got: [TensorValue], _ c: ProbeCase, _ expected: [TensorValue], run: Int) throws {
-        let graph = c.graph
         guard got.count == expected.count else {
             throw Wrong(mismatch: mismatch(c, output: 0, index: 0, expected: 0, got: 0, run: run,
                                            note: "\(got.count) outputs, expected \(expected.count)"))

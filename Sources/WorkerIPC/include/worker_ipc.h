@@ -25,9 +25,10 @@ int wipc_send(int sock, const void *buf, size_t len, int fd);
  * close-on-exec). Bytes read, 0 at end of stream, or -errno. */
 ssize_t wipc_recv(int sock, void *buf, size_t len, int *fd);
 
-/* Spawns `exe` with argv = { exe } only, stdin from /dev/null, stdout and stderr on
- * log_fd, the channel on fd 3, its own process group, default signal dispositions and an
- * empty signal mask. pid, or -errno. */
+/* Spawns `exe` with argv = { exe } only, the host's environment less its WAIHOST_*
+ * variables, stdin from /dev/null, stdout and stderr on log_fd, the channel on fd 3 and
+ * no other descriptor, its own process group, default signal dispositions and an empty
+ * signal mask. pid, or -errno. */
 pid_t wipc_spawn(const char *exe, int channel_fd, int log_fd);
 
 /* Worker side: on SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT write the signal and a
