@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The host side of probing: discovers plugins, lists their units and probes each unit
 /// through its plugin's worker (docs/probe.md §3) — the exactness probe and the timing run
 /// here, in the host, on what the worker returns — consults and fills the cache, and ranks
@@ -83,17 +85,20 @@ struct ProbeRunner {
         for p in pending {
             if let i = byPlugin.firstIndex(where: { $0[0].path == p.path }) { byPlugin[i].append(p) } else { byPlugin.append([p]) }
         }
+        // The calibration graph's reference outputs, which every timed run is compared with,
+        // are computed while the units are probed.
+        let calibration = CalibrationReference()
+        if !pending.isEmpty { calibration.start() }
         let grouped = parallelMap(byPlugin, width: configuration.probeParallelism) { group in
             group.map { probe($0, device: rows[$0.row].device) }
         }
         let outcomes = Dictionary(uniqueKeysWithValues: zip(byPlugin.flatMap { $0 }, grouped.flatMap { $0 }).map { ($0.0.row, $0.1) })
-        var calibration = CalibrationReference()
         var newEntries: [String: ProbeCache.Entry] = [:]
         for p in pending {
             guard var outcome = outcomes[p.row] else { continue }
             apply(outcome, to: &rows[p.row])
             if rows[p.row].state == .accepted {
-                switch time(p, reference: &calibration) {
+                switch time(p, reference: calibration) {
                 case .success(let speed): rows[p.row].speed = speed
                 case .failure(let rejection):
                     outcome = rejection.outcome
@@ -151,25 +156,44 @@ struct ProbeRunner {
 
     private struct Rejection: Error { var outcome: ProbeOutcome }
 
-    /// The calibration graph and its reference outputs, computed once per probe run.
-    struct CalibrationReference {
-        var value: Result<(ProbeCase, [TensorValue]), ProbeSuiteError>?
+    /// The calibration graph and its reference outputs, computed once per probe run, on a
+    /// thread of its own from `start()`.
+    final class CalibrationReference: @unchecked Sendable {
+        typealias Value = Result<(ProbeCase, [TensorValue]), ProbeSuiteError>
+        private let done = DispatchSemaphore(value: 0)
+        private let lock = PluginLock()
+        private var value: Value?
+        private var started = false
 
-        mutating func get() -> Result<(ProbeCase, [TensorValue]), ProbeSuiteError> {
-            if let value { return value }
-            let v: Result<(ProbeCase, [TensorValue]), ProbeSuiteError>
+        func start() {
+            lock.withLock { started = true }
+            DispatchQueue.global().async { [self] in
+                let v = Self.compute()
+                lock.withLock { value = v }
+                done.signal()
+            }
+        }
+
+        func get() -> Value {
+            if !lock.withLock({ started }) { start() }
+            if let v = lock.withLock({ value }) { return v }
+            done.wait()
+            done.signal()
+            return lock.withLock { value } ?? .failure(ProbeSuiteError(stage: WorkerTiming.stage, graph: "calibration",
+                                                                       underlying: "the reference run did not finish"))
+        }
+
+        private static func compute() -> Value {
             do {
                 let c = try ProbeSuite.calibration()
-                v = .success((c, try ReferenceInterpreter.run(c.graph, inputs: c.inputs)))
+                return .success((c, try ReferenceInterpreter.run(c.graph, inputs: c.inputs)))
             } catch {
-                v = .failure(ProbeSuiteError(stage: WorkerTiming.stage, graph: "calibration", underlying: "\(error)"))
+                return .failure(ProbeSuiteError(stage: WorkerTiming.stage, graph: "calibration", underlying: "\(error)"))
             }
-            value = v
-            return v
         }
     }
 
-    private func time(_ p: Pending, reference: inout CalibrationReference) -> Result<ProbeSpeed, Rejection> {
+    private func time(_ p: Pending, reference: CalibrationReference) -> Result<ProbeSpeed, Rejection> {
         report("timing \(p.selector) on the calibration graph")
         let stage = WorkerTiming.stage
         switch reference.get() {
