@@ -37,7 +37,8 @@ public enum IsolationBenchmark {
         // The fixed cost of one request: a 1-element graph, where copying costs nothing.
         var tiny = GraphBuilder()
         let x = tiny.input("x", Shape(1, 1, 1), storage: .wide, interval: Interval(lo: -10, hi: 10))
-        let tinyGraph = try tiny.build(outputs: [try tiny.clamp(x, lo: -5, hi: 5)])
+        let y = try tiny.clamp(x, lo: -5, hi: 5)
+        let tinyGraph = try tiny.build(outputs: [y])
         let tinyInput = [TensorValue(shape: Shape(1, 1, 1), values: [7])]
         let (t0, t1) = try alternate(runs: 2000, local, isolated) { r in _ = try r.run(tinyGraph, inputs: tinyInput) }
         lines.append(row("one request (1-element graph)", t0, t1))
