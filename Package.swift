@@ -14,6 +14,9 @@ let package = Package(
         // product name "waihost" is the CLI's; scripts/install-capi.sh installs it as
         // libwaihost.so.1, the SONAME it carries.
         .library(name: "WaiHostC", type: .dynamic, targets: ["WaiHostC"]),
+        // The process every backend plugin runs in, installed beside the library and the
+        // programs that embed it (docs/probe.md §3); the host finds it without the CLI.
+        .executable(name: "waihost-unit-worker", targets: ["UnitWorker"]),
         // Each backend is a shared object installed into plugins.d (docs/backend-abi.md §1).
         .library(name: "WaiCPUBackend", type: .dynamic, targets: ["CPUBackend"]),
         .library(name: "WaiVulkanBackend", type: .dynamic, targets: ["VulkanBackend"]),
@@ -35,7 +38,13 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         // SHA-256, Ed25519, hex and key files over OpenSSL: one wrapper for the host and the relay.
         .target(name: "WaiCrypto", dependencies: ["COpenSSL"], path: "Sources/WaiCrypto"),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG"], path: "Sources/WaiHost"),
+        // Socket pairs, SCM_RIGHTS, memfd and the worker's crash backtrace: kernel interfaces
+        // with no Swift spelling (CMSG_* macros, variadic calls).
+        .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
+        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC"], path: "Sources/WaiHost"),
+        .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
+        // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.
+        .executableTarget(name: "IsolationBench", dependencies: ["WaiHost"], path: "Sources/IsolationBench"),
         .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
         .target(name: "Audit", dependencies: ["Relay", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
         // waihost.h (and its status names); WaiHostC exports the functions it declares with

@@ -25,8 +25,12 @@ example_case() {
   mkdir -p "$tmp/plugins"
   cp "$bin"/libWai*Backend.so "$tmp/plugins/" &&
   swift build --package-path Examples/EmbedHost &&
-  WAI_PLUGIN_PATH="$tmp/plugins" WAIHOST_PROBER="$bin/waihost" WAIHOST_CACHE_DIR="$tmp/cache" \
-    "$(swift build --package-path Examples/EmbedHost --show-bin-path)/EmbedHost"
+  # The unit worker is installed beside the embedding program, as an application would ship
+  # it; no waihost CLI on PATH, no WAIHOST_UNIT_WORKER: the library finds it there.
+  local app
+  app="$(swift build --package-path Examples/EmbedHost --show-bin-path)/EmbedHost" &&
+  install -m 0755 "$bin/waihost-unit-worker" "$(dirname "$app")/waihost-unit-worker" &&
+  env -u WAIHOST_UNIT_WORKER PATH=/usr/bin:/bin WAI_PLUGIN_PATH="$tmp/plugins" WAIHOST_CACHE_DIR="$tmp/cache" "$app"
   local rc=$?
   rm -rf "$tmp"
   return $rc

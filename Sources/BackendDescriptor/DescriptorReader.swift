@@ -12,12 +12,12 @@ package enum DescriptorReader {
     package static func read(_ graph: UnsafePointer<wai_graph_desc>) throws -> GraphSpec {
         let raw = UnsafeRawPointer(graph)
         let size = raw.loadUnaligned(as: Int.self)
-        guard size >= MemoryLayout<wai_graph_desc>.size else {
-            throw BackendFailure.invalid("graph_prepare: graph struct_size \(size) is smaller than the \(MemoryLayout<wai_graph_desc>.size) bytes of ABI 1.0")
+        guard size >= ABISize.graphDesc else {
+            throw BackendFailure.invalid("graph_prepare: graph struct_size \(size) is smaller than the \(ABISize.graphDesc) bytes of ABI 1.0")
         }
-        let g = graph.pointee
+        let g = ABISize.load(raw, size: size, as: wai_graph_desc.self)
         guard g.n_tensors >= 1 else { throw BackendFailure.invalid("graph_prepare: the graph has no tensors") }
-        let tensorDescs: [wai_tensor_desc] = try structArray(g.tensors, Int(g.n_tensors), "tensors")
+        let tensorDescs: [wai_tensor_desc] = try structArray(g.tensors, Int(g.n_tensors), "tensors", minimum: ABISize.tensorDesc)
         var tensors: [TensorSpec] = []
         tensors.reserveCapacity(tensorDescs.count)
         for (i, t) in tensorDescs.enumerated() { tensors.append(try tensor(t, index: i)) }
@@ -33,7 +33,7 @@ package enum DescriptorReader {
             guard !written[t] else { throw BackendFailure.invalid("graph_prepare: tensor \(t) is listed as a graph input twice") }
             written[t] = true
         }
-        let nodeDescs: [wai_node_desc] = try structArray(g.nodes, Int(g.n_nodes), "nodes")
+        let nodeDescs: [wai_node_desc] = try structArray(g.nodes, Int(g.n_nodes), "nodes", minimum: ABISize.nodeDesc)
         var nodes: [NodeSpec] = []
         nodes.reserveCapacity(nodeDescs.count)
         for (k, d) in nodeDescs.enumerated() {
@@ -53,14 +53,16 @@ package enum DescriptorReader {
         return GraphSpec(tensors: tensors, nodes: nodes, inputs: inputs, outputs: outputs)
     }
 
-    /// Elements of a host array of ABI structs, each at least the 1.0 size, all the same size.
-    package static func structArray<T: BitwiseCopyable>(_ pointer: UnsafePointer<T>?, _ count: Int, _ what: String) throws -> [T] {
+    /// Elements of a host array of ABI structs, each at least the 1.0 size (`minimum`), all
+    /// the same size; a larger element from a newer host is read up to what this build knows.
+    package static func structArray<T: BitwiseCopyable>(_ pointer: UnsafePointer<T>?, _ count: Int, _ what: String,
+                                                        minimum: Int) throws -> [T] {
         guard count > 0 else { return [] }
         guard let pointer else { throw BackendFailure.invalid("\(what): NULL array with \(count) elements") }
         let raw = UnsafeRawPointer(pointer)
         let stride = raw.loadUnaligned(as: Int.self)
-        guard stride >= MemoryLayout<T>.size else {
-            throw BackendFailure.invalid("\(what)[0]: struct_size \(stride) is smaller than the \(MemoryLayout<T>.size) bytes of ABI 1.0")
+        guard stride >= minimum else {
+            throw BackendFailure.invalid("\(what)[0]: struct_size \(stride) is smaller than the \(minimum) bytes of ABI 1.0")
         }
         // Minors append a few members at a time; a size this large is a corrupt descriptor
         // (and i·stride below must not overflow).
@@ -75,7 +77,7 @@ package enum DescriptorReader {
             guard size == stride else {
                 throw BackendFailure.invalid("\(what)[\(i)]: struct_size \(size) differs from element 0's \(stride) (docs/backend-abi.md §2.3)")
             }
-            result.append(raw.loadUnaligned(fromByteOffset: offset, as: T.self))
+            result.append(ABISize.load(raw + offset, size: stride, as: T.self))
         }
         return result
     }

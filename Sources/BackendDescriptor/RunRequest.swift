@@ -21,8 +21,9 @@ package func checkRunRequest(tensors: [TensorSpec], inputs: [Int], outputs: [Int
     guard Int(nOut) == outputs.count else {
         throw BackendFailure.invalid("graph_run: \(nOut) output tensors for a graph with \(outputs.count) outputs")
     }
-    let ins: [wai_tensor] = try DescriptorReader.structArray(requestIn, Int(nIn), "graph_run: inputs")
-    let outs: [wai_tensor] = try DescriptorReader.structArray(UnsafePointer(requestOut), Int(nOut), "graph_run: outputs")
+    let ins: [wai_tensor] = try DescriptorReader.structArray(requestIn, Int(nIn), "graph_run: inputs", minimum: ABISize.tensor)
+    let outs: [wai_tensor] = try DescriptorReader.structArray(UnsafePointer(requestOut), Int(nOut), "graph_run: outputs",
+                                                              minimum: ABISize.tensor)
     let inData = try pair(ins, with: inputs, tensors, role: "input")
     let outData = try pair(outs, with: outputs, tensors, role: "output")
     for (k, t) in inputs.enumerated() {

@@ -6,12 +6,16 @@
 ///     let (outputs, report) = try host.run(graph, inputs: inputs)          // best unit
 ///     let (same, _) = try host.run(graph, inputs: inputs, on: .kind(.cpu)) // forced
 ///
-/// Loaded plugins and prepared graphs are kept for reuse. Thread-safe.
+/// Every plugin runs in its own worker process (docs/probe.md §3), kept for the host's life
+/// and used for probing and real runs alike; prepared graphs are kept for reuse.
+/// Thread-safe.
 public final class BackendHost: @unchecked Sendable {
     public let configuration: HostConfiguration
     private let lock = PluginLock()
     private var probeResult: ProbeResult?
-    private var plugins: [String: BackendPlugin] = [:]
+    private let workers: WorkerPool
+    /// Plugin files whose content was checked against the probe, path → SHA-256.
+    private var checkedFiles: [String: String] = [:]
     private var prepared: [PreparedEntry] = []
     /// Graphs that passed CertificateVerifier.verify in this host. Array equality is O(1)
     /// for the same storage, so a graph run again and again is not verified again.
@@ -27,17 +31,18 @@ public final class BackendHost: @unchecked Sendable {
         var path: String
         var unit: Int
         var graph: IntegerGraph
-        var prepared: PreparedGraph
+        var prepared: any PreparedGraphRun
     }
 
     public init(configuration: HostConfiguration = .fromEnvironment()) {
         self.configuration = configuration
+        self.workers = WorkerPool(executable: configuration.unitWorkerExecutable)
     }
 
     /// Probes every unit of every plugin (cached verdicts are reused unless `fresh`).
     /// `progress` receives human-readable lines while units are probed.
     public func probe(fresh: Bool = false, progress: ((String) -> Void)? = nil) throws -> ProbeResult {
-        let result = ProbeRunner(configuration: configuration, progress: progress).run(fresh: fresh)
+        let result = ProbeRunner(configuration: configuration, pool: workers, progress: progress).run(fresh: fresh)
         lock.withLock {
             probeResult = result
             // Verdicts may have changed: drop graphs prepared under the old ones.
@@ -111,16 +116,19 @@ public final class BackendHost: @unchecked Sendable {
         }
     }
 
-    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph) throws -> PreparedGraph {
+    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph) throws -> any PreparedGraphRun {
         guard let unit = row.index else {
             throw HostError.runFailed(selector: row.selector, reason: "the row names no unit")
         }
         if let hit = lock.withLock({ prepared.first { $0.path == row.path && $0.unit == unit && $0.graph == graph } }) {
-            return hit.prepared
+            // A graph prepared in a worker that died since is prepared again (in a new one).
+            if (hit.prepared as? WorkerPreparedGraph)?.isUsable ?? true { return hit.prepared }
+            lock.withLock { prepared.removeAll { $0.prepared === hit.prepared } }
         }
-        let plugin = try loadedPlugin(for: row)
-        let p: PreparedGraph
-        do { p = try plugin.prepare(unit: unit, graph: graph) } catch {
+        let p: any PreparedGraphRun
+        do { p = try workerUnit(for: row).prepare(graph) } catch let e as HostError {
+            throw e
+        } catch {
             throw HostError.runFailed(selector: row.selector, reason: "\(error)")
         }
         lock.withLock {
@@ -130,35 +138,29 @@ public final class BackendHost: @unchecked Sendable {
         return p
     }
 
-    /// dlopens the plugin in this process the first time one of its accepted units runs,
-    /// after checking it is the file that was probed and reports the unit that was probed.
-    private func loadedPlugin(for row: UnitProbeRecord) throws -> BackendPlugin {
-        if let p = lock.withLock({ plugins[row.path] }) { return p }
-        if let sha = row.pluginSHA256 {
+    /// The unit, in its plugin's worker, after checking that the file is the one that was
+    /// probed and that the worker reports the unit that was probed.
+    private func workerUnit(for row: UnitProbeRecord) throws -> WorkerUnit {
+        let known = lock.withLock { checkedFiles[row.path] }
+        if let sha = row.pluginSHA256, known != sha {
             let now: String
             do { now = try SHA256.hexOfFile(path: row.path) } catch { throw HostError.pluginChanged(path: row.path) }
             guard now == sha else { throw HostError.pluginChanged(path: row.path) }
+            lock.withLock { checkedFiles[row.path] = sha }
         }
-        let plugin: BackendPlugin
-        do { plugin = try BackendPlugin.load(path: row.path) } catch {
+        let worker = workers.worker(for: row.path, sha256: row.pluginSHA256)
+        let listing: PluginWorker.Listing
+        do { (_, listing) = try worker.live(timeout: configuration.runTimeout) } catch {
             throw HostError.runFailed(selector: row.selector, reason: "\(error)")
         }
-        let units: [UnitInfo]
-        do { units = try plugin.units() } catch {
-            throw HostError.runFailed(selector: row.selector, reason: "\(error)")
-        }
-        guard plugin.name == row.backend, let index = row.index, units.indices.contains(index) else {
+        guard listing.name == row.backend, let index = row.index, listing.units.indices.contains(index) else {
             throw HostError.unitChanged(selector: row.selector, reason: "the plugin no longer offers it")
         }
-        let u = units[index]
+        let u = listing.units[index]
         guard u.device == row.device, u.driver == row.driver, u.kind.rawValue == row.unit else {
             throw HostError.unitChanged(selector: row.selector,
                                         reason: "now \(u.kind.rawValue) \(u.device) / \(u.driver)")
         }
-        return lock.withLock {
-            if let existing = plugins[row.path] { return existing }
-            plugins[row.path] = plugin
-            return plugin
-        }
+        return WorkerUnit(worker: worker, unit: index, timeout: configuration.runTimeout)
     }
 }

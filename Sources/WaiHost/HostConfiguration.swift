@@ -1,3 +1,4 @@
+import WorkerIPC
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,36 +8,58 @@ public enum WaiHostVersion {
     public static let string = "0.1.0"
 }
 
-/// Where a BackendHost looks for plugins, caches probe results and finds its probe worker.
-/// `fromEnvironment()` gives what the `waihost` CLI uses (docs/cli.md); library users and
-/// tests set the members directly.
+/// Where a BackendHost looks for plugins, caches probe results and finds the unit worker
+/// every plugin runs in. `fromEnvironment()` gives what the `waihost` CLI uses
+/// (docs/cli.md); library users and tests set the members directly.
 public struct HostConfiguration: Sendable, Equatable {
     /// Folders scanned for `*.so` backends, in order. A listed folder that cannot be read
     /// becomes a `failed` row of the probe.
     public var pluginDirectories: [String]
     /// Folder of the probe cache file; nil: never read or write a cache.
     public var cacheDirectory: String?
-    /// The executable that understands `probe-worker` (the `waihost` CLI); nil: none found,
-    /// and every unit is `failed` with that reason.
-    public var proberExecutable: String?
-    /// Time limit in seconds for one probe worker.
+    /// The `waihost-unit-worker` executable (docs/probe.md §3); nil: none found, and every
+    /// unit is `failed` with that reason — never silently the reference.
+    public var unitWorkerExecutable: String?
+    /// Time limit in seconds for one request to a unit worker while probing and timing
+    /// (loading, listing, each prepare and run of a probe graph).
     public var probeTimeout: Double
-    /// How many probe workers run at once.
+    /// Time limit in seconds for one prepare or run of a real graph.
+    public var runTimeout: Double
+    /// How many plugins are probed at once (units of one plugin one after another, in its
+    /// one worker).
     public var probeParallelism: Int
 
-    public init(pluginDirectories: [String], cacheDirectory: String?, proberExecutable: String?,
-                probeTimeout: Double = 20, probeParallelism: Int = HostConfiguration.coreCount) {
+    public init(pluginDirectories: [String], cacheDirectory: String?, unitWorker: String?,
+                probeTimeout: Double = 20, runTimeout: Double = 120,
+                probeParallelism: Int = HostConfiguration.coreCount) {
         self.pluginDirectories = pluginDirectories
         self.cacheDirectory = cacheDirectory
-        self.proberExecutable = proberExecutable
+        self.unitWorkerExecutable = unitWorker
         self.probeTimeout = probeTimeout
+        self.runTimeout = runTimeout
         self.probeParallelism = max(1, probeParallelism)
+    }
+
+    /// The same, under the name the worker had before it became its own executable.
+    public init(pluginDirectories: [String], cacheDirectory: String?, proberExecutable: String?,
+                probeTimeout: Double = 20, probeParallelism: Int = HostConfiguration.coreCount) {
+        self.init(pluginDirectories: pluginDirectories, cacheDirectory: cacheDirectory, unitWorker: proberExecutable,
+                  probeTimeout: probeTimeout, probeParallelism: probeParallelism)
+    }
+
+    @available(*, deprecated, renamed: "unitWorkerExecutable")
+    public var proberExecutable: String? {
+        get { unitWorkerExecutable }
+        set { unitWorkerExecutable = newValue }
     }
 
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-    /// WAI_PLUGIN_PATH, WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_PROBER,
-    /// WAIHOST_PROBE_TIMEOUT, and the default plugin folders next to the executable.
+    public static let unitWorkerName = "waihost-unit-worker"
+
+    /// WAI_PLUGIN_PATH, WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_UNIT_WORKER,
+    /// WAIHOST_PROBE_TIMEOUT, WAIHOST_RUN_TIMEOUT, and the default plugin folders next to
+    /// the executable.
     public static func fromEnvironment() -> HostConfiguration {
         let env = Environment.current
         let exe = executablePath()
@@ -44,12 +67,15 @@ public struct HostConfiguration: Sendable, Equatable {
         for d in defaultPluginDirectories(executable: exe) where isDirectory(d) && !dirs.contains(d) {
             dirs.append(d)
         }
-        var timeout = 20.0
-        if let t = env["WAIHOST_PROBE_TIMEOUT"].flatMap(Double.init), t > 0, t.isFinite { timeout = t }
+        func seconds(_ name: String, _ fallback: Double) -> Double {
+            if let t = env[name].flatMap(Double.init), t > 0, t.isFinite { return t }
+            return fallback
+        }
         return HostConfiguration(pluginDirectories: dirs,
                                  cacheDirectory: defaultCacheDirectory(env),
-                                 proberExecutable: defaultProber(env, executable: exe),
-                                 probeTimeout: timeout)
+                                 unitWorker: defaultUnitWorker(env, executable: exe, library: libraryPath()),
+                                 probeTimeout: seconds("WAIHOST_PROBE_TIMEOUT", 20),
+                                 runTimeout: seconds("WAIHOST_RUN_TIMEOUT", 120))
     }
 
     /// Built-in plugin folders, searched after WAI_PLUGIN_PATH when they exist:
@@ -74,17 +100,28 @@ public struct HostConfiguration: Sendable, Equatable {
         return nil
     }
 
-    static func defaultProber(_ env: [String: String], executable: String?) -> String? {
-        if let p = env["WAIHOST_PROBER"], !p.isEmpty { return p }
-        if let exe = executable {
-            let beside = parent(exe) + "/waihost"
-            if access(beside, X_OK) == 0 { return beside }
+    /// `WAIHOST_UNIT_WORKER`; else `waihost-unit-worker` beside the object WaiHost is linked
+    /// into (a shared library or the program), else beside the program; else the install
+    /// locations `<prefix>/libexec/waihost/` of the program's and the library's prefix,
+    /// `/usr/local/libexec/waihost/`, `/usr/libexec/waihost/`. PATH is not searched: an
+    /// embedding application needs no `waihost` CLI.
+    static func defaultUnitWorker(_ env: [String: String], executable: String?, library: String?) -> String? {
+        if let p = env["WAIHOST_UNIT_WORKER"], !p.isEmpty { return p }
+        var candidates: [String] = []
+        for object in [library, executable].compactMap({ $0 }) {
+            candidates.append(parent(object) + "/" + unitWorkerName)
         }
-        for dir in (env["PATH"] ?? "").split(separator: ":") {
-            let candidate = String(dir) + "/waihost"
-            if access(candidate, X_OK) == 0 { return candidate }
+        for object in [executable, library].compactMap({ $0 }) {
+            candidates.append(parent(parent(object)) + "/libexec/waihost/" + unitWorkerName)
         }
-        return nil
+        candidates += ["/usr/local/libexec/waihost/" + unitWorkerName, "/usr/libexec/waihost/" + unitWorkerName]
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    /// The file WaiHost's code was loaded from (dladdr): the program itself when linked
+    /// statically, the shared library otherwise.
+    static func libraryPath() -> String? {
+        wipc_module_path().map { String(cString: $0) }
     }
 
     /// The running executable, symlinks resolved (Linux: /proc/self/exe).

@@ -15,7 +15,6 @@ let commands: [Command.Type] = [
     SealCommand.self,
     KeygenCommand.self,
     VersionCommand.self,
-    ProbeWorkerCommand.self,
     RelayCommand.self,
     AuditCommand.self,
 ]

@@ -429,6 +429,17 @@ static void run_node(const node *n, wai_prepared_graph *g)
 /* Element i of an array of ABI structs. A newer host's structs may be longer than the
  * ones this file was compiled with, so arrays are strided by the struct_size their
  * elements carry, never by our sizeof. */
+/* A member appended after 1.0 is read only when the peer's struct_size covers it
+ * (docs/backend-abi.md §2.3). WAI_FUTURE_MEMBER is defined only when this file is built
+ * against the struct-size test's header, where every struct has one appended member
+ * (Tests/WaiHostTests/ABIStructSizeTests.swift); its default, 0, means "as before". */
+#define WAI_COVERS(p, type, member) ((p)->struct_size >= WAI_STRUCT_SIZE(type, member))
+#ifdef WAI_FUTURE_MEMBER
+#define FUTURE_SET(p, type) (WAI_COVERS(p, type, WAI_FUTURE_MEMBER) && (p)->WAI_FUTURE_MEMBER != 0)
+#else
+#define FUTURE_SET(p, type) 0
+#endif
+
 static const void *abi_elem(const void *base, size_t stride, uint32_t i)
 {
     return (const char *)base + (size_t)i * stride;
@@ -694,17 +705,19 @@ static wai_status check_index_list(const checker *ck, const char *what, uint32_t
 static wai_status check_graph(checker *ck, size_t *node_stride)
 {
     const wai_graph_desc *g = ck->g;
-    if (g->struct_size < sizeof(wai_graph_desc))
+    if (g->struct_size < WAI_GRAPH_DESC_SIZE_1_0)
         return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
                     "wai_graph_desc.struct_size %zu < %zu (ABI 1.0)", g->struct_size,
-                    sizeof(wai_graph_desc));
+                    (size_t)WAI_GRAPH_DESC_SIZE_1_0);
+    if (FUTURE_SET(g, wai_graph_desc))
+        return fail(ck->err, ck->err_cap, WAI_ERR_UNSUPPORTED, "wai_graph_desc: appended member set");
     if (g->n_tensors < 1 || g->tensors == NULL)
         return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT, "graph has no tensors");
-    ck->tensor_stride = abi_stride(g->tensors, g->n_tensors, sizeof(wai_tensor_desc));
+    ck->tensor_stride = abi_stride(g->tensors, g->n_tensors, WAI_TENSOR_DESC_SIZE_1_0);
     if (ck->tensor_stride == 0)
         return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
                     "tensor descriptors: struct_size below %zu or not the same in every element",
-                    sizeof(wai_tensor_desc));
+                    (size_t)WAI_TENSOR_DESC_SIZE_1_0);
     for (uint32_t t = 0; t < g->n_tensors; t++) {
         wai_status st = check_tensor(ck, t);
         if (st != WAI_OK)
@@ -717,12 +730,18 @@ static wai_status check_graph(checker *ck, size_t *node_stride)
         return st;
     if (g->n_nodes > 0 && g->nodes == NULL)
         return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT, "nodes is NULL");
-    *node_stride = g->n_nodes > 0 ? abi_stride(g->nodes, g->n_nodes, sizeof(wai_node_desc))
+    *node_stride = g->n_nodes > 0 ? abi_stride(g->nodes, g->n_nodes, WAI_NODE_DESC_SIZE_1_0)
                                   : sizeof(wai_node_desc);
     if (*node_stride == 0)
         return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
                     "node descriptors: struct_size below %zu or not the same in every element",
-                    sizeof(wai_node_desc));
+                    (size_t)WAI_NODE_DESC_SIZE_1_0);
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (FUTURE_SET((const wai_node_desc *)abi_elem(g->nodes, *node_stride, i), wai_node_desc))
+            return fail(ck->err, ck->err_cap, WAI_ERR_UNSUPPORTED, "node %u: appended member set", i);
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+        if (FUTURE_SET((const wai_tensor_desc *)abi_elem(g->tensors, ck->tensor_stride, t), wai_tensor_desc))
+            return fail(ck->err, ck->err_cap, WAI_ERR_UNSUPPORTED, "tensor %u: appended member set", t);
 
     unsigned char *written = calloc(g->n_tensors, 1);
     if (written == NULL)
@@ -912,14 +931,18 @@ static wai_status plain_unit_info(wai_backend *backend, uint32_t unit, wai_unit_
         return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "unit_info: unit %u of 1", unit);
     /* The caller says how much it can take; a 1.0 reader needs all 1.0 members. Members a
      * newer caller appended stay as it initialised them. */
-    if (out->struct_size < sizeof(wai_unit_info))
+    if (out->struct_size < WAI_UNIT_INFO_SIZE_1_0)
         return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
                     "unit_info: struct_size %zu < %zu (ABI 1.0)", out->struct_size,
-                    sizeof(wai_unit_info));
+                    (size_t)WAI_UNIT_INFO_SIZE_1_0);
     out->kind = WAI_UNIT_CPU;
     set_text(out->device, sizeof out->device, UNIT_DEVICE);
     set_text(out->driver, sizeof out->driver, UNIT_DRIVER);
     out->narrow_storage = 1;
+#ifdef WAI_FUTURE_MEMBER
+    if (WAI_COVERS(out, wai_unit_info, WAI_FUTURE_MEMBER))
+        out->WAI_FUTURE_MEMBER = 1;   /* only into a caller's struct that has room for it */
+#endif
     clear_err(err, err_cap);
     return WAI_OK;
 }
@@ -939,7 +962,7 @@ static wai_status plain_graph_prepare(wai_backend *backend, uint32_t unit,
     /* A unit with little memory: the probe's graphs fit, a large one does not, so the host
      * must mark the unit failed at run time and run the graph elsewhere. */
     if (st == WAI_OK) {
-        size_t stride = abi_stride(graph->tensors, graph->n_tensors, sizeof(wai_tensor_desc));
+        size_t stride = abi_stride(graph->tensors, graph->n_tensors, WAI_TENSOR_DESC_SIZE_1_0);
         for (uint32_t t = 0; t < graph->n_tensors; t++) {
             const wai_tensor_desc *d = (const wai_tensor_desc *)abi_elem(graph->tensors, stride, t);
             size_t n = (size_t)d->channels * d->height * d->width;
@@ -965,9 +988,12 @@ static wai_status check_request(const wai_prepared_graph *g, const char *what,
     if (n != want)
         return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "graph_run: %u %ss, graph has %u",
                     n, what, want);
-    if (list == NULL || (*stride = abi_stride(list, n, sizeof(wai_tensor))) == 0)
+    if (list == NULL || (*stride = abi_stride(list, n, WAI_TENSOR_SIZE_1_0)) == 0)
         return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "graph_run: %ss missing or struct_size below %zu", what, sizeof(wai_tensor));
+                    "graph_run: %ss missing or struct_size below %zu", what, (size_t)WAI_TENSOR_SIZE_1_0);
+    for (uint32_t k = 0; k < n; k++)
+        if (FUTURE_SET((const wai_tensor *)abi_elem(list, *stride, k), wai_tensor))
+            return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_run: %s %u: appended member set", what, k);
     for (uint32_t k = 0; k < n; k++) {
         const wai_tensor *t = (const wai_tensor *)abi_elem(list, *stride, k);
         const tensor_buf *tb = &g->tensors[order[k]];

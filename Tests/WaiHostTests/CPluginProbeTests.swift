@@ -83,11 +83,11 @@ final class CPluginProbeTests: XCTestCase {
     func testAUnitFailingAtRunTimeIsMarkedFailedAndTheGraphRunsElsewhere() throws {
         let dir = try builder.makeDirectory("plugins")
         try builder.install([.oomLarge], into: dir)
-        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
-                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let worker = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
+                                   "no waihost-unit-worker beside the tests: build it first (swift build)")
         let host = BackendHost(configuration: HostConfiguration(pluginDirectories: [dir],
                                                                  cacheDirectory: try builder.makeDirectory("cache"),
-                                                                 proberExecutable: prober, probeTimeout: 300))
+                                                                 unitWorker: worker, probeTimeout: 300))
         let probed = try host.probe(fresh: true)
         XCTAssertEqual(probed.accepted.map(\.backend), ["plainc-oom-large"], "its probe graphs are small enough")
 
@@ -117,11 +117,11 @@ final class CPluginProbeTests: XCTestCase {
     // MARK: helpers
 
     private func probe(directory: String, timeout: Double) throws -> ProbeResult {
-        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
-                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let worker = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
+                                   "no waihost-unit-worker beside the tests: build it first (swift build)")
         let configuration = HostConfiguration(pluginDirectories: [directory],
                                               cacheDirectory: try builder.makeDirectory("cache"),
-                                              proberExecutable: prober, probeTimeout: timeout)
+                                              unitWorker: worker, probeTimeout: timeout)
         return try BackendHost(configuration: configuration).probe(fresh: true)
     }
 

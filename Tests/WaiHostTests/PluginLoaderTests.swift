@@ -13,6 +13,7 @@ enum HostTestSupport {
     }
 
     static var waihost: String { buildDirectory + "/waihost" }
+    static var unitWorker: String { buildDirectory + "/" + HostConfiguration.unitWorkerName }
 
     /// The CPU backend built by `swift build`; a test that needs it fails (never skips)
     /// when it is missing.
@@ -46,10 +47,10 @@ enum HostTestSupport {
         return dir
     }
 
-    static func configuration(plugins: [String], cache: String?, prober: String? = nil,
+    static func configuration(plugins: [String], cache: String?, worker: String? = nil,
                               timeout: Double = 120) -> HostConfiguration {
         HostConfiguration(pluginDirectories: plugins, cacheDirectory: cache,
-                          proberExecutable: prober ?? waihost, probeTimeout: timeout)
+                          unitWorker: worker ?? unitWorker, probeTimeout: timeout)
     }
 
     /// A small verified graph touching several ops, with inputs inside its contract.

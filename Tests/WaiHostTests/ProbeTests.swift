@@ -2,12 +2,14 @@ import Foundation
 import XCTest
 @testable import WaiHost
 
-/// The exactness probe: its suite, its comparison, and the parent side of out-of-process
-/// probing (workers, time limit, cache, ranking). Deliberately wrong C backends are probed
-/// in CPluginProbeTests; here the misbehaving worker is a shell script standing in for
-/// `waihost probe-worker`, so every way a worker can end is exercised exactly.
+/// The exactness probe: its suite, its comparison, ranking, timing and the cache.
+/// Deliberately wrong C backends are probed in CPluginProbeTests, and the ways a unit
+/// worker can end in WorkerIsolationTests.
 final class ProbeTests: XCTestCase {
-    override class func tearDown() { HostTestSupport.removeTemporaryDirectories() }
+    override class func tearDown() {
+        HostTestSupport.removeTemporaryDirectories()
+        CPluginBuilder.shared.removeAll()
+    }
 
     // MARK: - the suite
 
@@ -162,202 +164,86 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(m.got, m.expected + 100_000)
     }
 
-    // MARK: - workers, stand-ins
+    // MARK: - ranking and timing, in the host
 
-    /// A folder with one file named like a plugin (its bytes are hashed, never loaded: the
-    /// stand-in worker does the "loading") and a stand-in worker script. `body` is shell
-    /// for the `probe-worker PLUGIN UNIT` request; the log records every invocation.
-    struct StandIn {
-        var plugins: String
-        var cache: String
-        var log: String
-        var script: String
-
-        init(units: Int = 1, probe body: String, list: String? = nil, speed: String? = nil) throws {
-            plugins = try HostTestSupport.temporaryDirectory("standin-plugins")
-            cache = try HostTestSupport.temporaryDirectory("standin-cache")
-            log = cache + "/../" + URL(fileURLWithPath: cache).lastPathComponent + ".log"
-            try "fake plugin bytes".write(toFile: plugins + "/libFake.so", atomically: true, encoding: .utf8)
-            let unitJSON = (0..<units).map {
-                "{\"index\":\($0),\"kind\":\"cpu\",\"device\":\"fake device \($0)\",\"driver\":\"fake 1\",\"narrowStorage\":true}"
-            }.joined(separator: ",")
-            let listReply = list ?? "echo '{\"protocol\":1,\"name\":\"fake\",\"version\":\"9\",\"units\":[\(unitJSON)]}'"
-            script = plugins + "/../" + URL(fileURLWithPath: plugins).lastPathComponent + "-worker.sh"
-            let text = """
-                #!/bin/sh
-                echo "$*" >> '\(log)'
-                shift
-                if [ "$1" = "--list" ]; then
-                \(listReply)
-                exit 0
-                fi
-                if [ "$1" = "--speed" ]; then
-                \(speed ?? "echo \"{\\\"protocol\\\":1,\\\"speed\\\":{\\\"runs_per_second\\\":$((10 + 10 * $3)),\\\"median_ms\\\":1,\\\"runs\\\":3,\\\"graph\\\":\\\"g\\\"}}\"")
-                exit 0
-                fi
-                \(body)
-                """
-            try text.write(toFile: script, atomically: true, encoding: .utf8)
-            chmod(script, 0o755)
+    func testAcceptedUnitsAreRankedBySpeed() {
+        func row(_ i: Int, _ state: ProbeState, _ speed: Double?) -> UnitProbeRecord {
+            UnitProbeRecord(backend: "fake", path: "/p", device: "d\(i)", unit: "cpu", index: i, driver: "1", state: state,
+                            reason: "", speed: speed.map { ProbeSpeed(runsPerSecond: $0, medianMilliseconds: 1000 / $0, runs: 3, graph: "g") })
         }
+        var rows = [row(0, .accepted, 10), row(1, .accepted, 20), row(2, .rejected, 1000), row(3, .accepted, 30)]
+        ProbeRunner.rank(&rows)
+        XCTAssertEqual(rows.map(\.rank), [3, 2, nil, 1])
+        XCTAssertEqual(ProbeResult(units: rows).accepted.map(\.selector), ["fake:3", "fake:1", "fake:0"])
+    }
 
-        func configuration(timeout: Double = 20) -> HostConfiguration {
-            HostTestSupport.configuration(plugins: [plugins], cache: cache, prober: script, timeout: timeout)
+    /// Every timed run is compared with the reference: fast and wrong is rejected.
+    func testTimingChecksEveryRunAgainstTheReference() throws {
+        let c = try ProbeSuite.calibration()
+        let expected = try ReferenceInterpreter.run(c.graph, inputs: c.inputs)
+        let exact = ClosureUnit { _, _ in expected }
+        let speed = try WorkerTiming.measure(exact, c, expected: expected)
+        XCTAssertGreaterThanOrEqual(speed.runs, 3)
+        XCTAssertEqual(speed.graph, c.name)
+
+        let runs = Counter()
+        let wrongLater = ClosureUnit { _, _ in
+            var out = expected
+            if runs.next() >= 3 { out[0].values[5] &+= 1 }   // right while warming up, wrong once timed
+            return out
         }
-
-        func invocations() -> [String] {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        XCTAssertThrowsError(try WorkerTiming.measure(wrongLater, c, expected: expected)) { error in
+            guard let wrong = error as? WorkerTiming.Wrong else { return XCTFail("\(error)") }
+            XCTAssertEqual(wrong.mismatch.stage, "calibration")
+            XCTAssertEqual(wrong.mismatch.index, 5)
+            XCTAssertEqual(wrong.mismatch.got, wrong.mismatch.expected &+ 1)
+            XCTAssertTrue(wrong.mismatch.graph.contains("timed run"), wrong.mismatch.graph)
         }
-
-        static let accept = "echo '{\"protocol\":1,\"outcome\":{\"state\":\"accepted\",\"reason\":\"exact\"}}'"
     }
 
-    func probe(_ s: StandIn, fresh: Bool = false, timeout: Double = 20) throws -> ProbeResult {
-        try BackendHost(configuration: s.configuration(timeout: timeout)).probe(fresh: fresh)
-    }
-
-    func testCrashIsRejectedWithSignalAndStage() throws {
-        let s = try StandIn(probe: "echo 'stage semantics' >&2\necho 'stage arithmetic' >&2\nkill -SEGV $$")
-        let row = try XCTUnwrap(try probe(s).units.first)
-        XCTAssertEqual(row.state, .rejected)
-        XCTAssertEqual(row.stage, "arithmetic")
-        XCTAssertEqual(row.reason, "crashed: signal 11 (SIGSEGV) during stage arithmetic")
-        XCTAssertNil(row.rank)
-    }
-
-    func testHangIsKilledAtTheTimeLimitAndRejected() throws {
-        let s = try StandIn(probe: "echo 'stage widths' >&2\nsleep 60")
-        let row = try XCTUnwrap(try probe(s, timeout: 1).units.first)
-        XCTAssertEqual(row.state, .rejected)
-        XCTAssertEqual(row.stage, "widths")
-        XCTAssertEqual(row.reason, "timed out after 1s during stage widths")
-    }
-
-    func testGarbageAndExitStatusAreReasonsToo() throws {
-        let garbage = try StandIn(probe: "echo 'stage decode' >&2\necho 'hello there'")
-        let g = try XCTUnwrap(try probe(garbage).units.first)
-        XCTAssertEqual(g.state, .rejected)
-        XCTAssertEqual(g.stage, "decode")
-        XCTAssertTrue(g.reason.hasPrefix("probe worker gave no valid reply during stage decode"), g.reason)
-        XCTAssertTrue(g.reason.contains("hello there"), g.reason)
-
-        let status = try StandIn(probe: "echo 'plugin says goodbye' >&2\nexit 3")
-        let e = try XCTUnwrap(try probe(status).units.first)
-        XCTAssertEqual(e.state, .rejected)
-        XCTAssertTrue(e.reason.hasPrefix("probe worker exited with status 3 while loading"), e.reason)
-        XCTAssertTrue(e.reason.contains("plugin says goodbye"), e.reason)
-    }
-
-    func testListingFailuresAreFailedRows() throws {
-        let crash = try StandIn(probe: StandIn.accept, list: "kill -SEGV $$")
-        let row = try XCTUnwrap(try probe(crash).units.first)
-        XCTAssertEqual(row.state, .failed)
-        XCTAssertEqual(row.backend, "libFake.so")
-        XCTAssertEqual(row.unit, "unknown")
-        XCTAssertEqual(row.reason, "crashed: signal 11 (SIGSEGV) while loading")
-
-        let refused = try StandIn(probe: StandIn.accept,
-                                  list: "echo '{\"protocol\":1,\"error\":\"x.so: refused ABI negotiation (abi_mismatch): speaks 2.0\"}'")
-        let r = try XCTUnwrap(try probe(refused).units.first)
-        XCTAssertEqual(r.state, .failed)
-        XCTAssertTrue(r.reason.contains("abi_mismatch"), r.reason)
-    }
-
-    func testMissingProberFailsEveryPluginAndUnreadableFolderIsARow() throws {
-        let s = try StandIn(probe: StandIn.accept)
-        var c = s.configuration()
-        c.proberExecutable = nil
-        c.pluginDirectories.append(s.plugins + "/missing")
-        let result = try BackendHost(configuration: c).probe()
-        XCTAssertEqual(result.units.map(\.state), [.failed, .failed])
-        XCTAssertTrue(result.units[0].reason.contains("cannot be read"), result.units[0].reason)
-        XCTAssertTrue(result.units[1].reason.contains("no probe worker"), result.units[1].reason)
-
-        c.proberExecutable = s.plugins + "/no-such-worker"
-        c.pluginDirectories.removeLast()
-        let r = try XCTUnwrap(try BackendHost(configuration: c).probe().units.first)
-        XCTAssertEqual(r.state, .failed)
-        XCTAssertTrue(r.reason.contains("could not be started"), r.reason)
-    }
-
-    func testAcceptedUnitsAreRankedBySpeed() throws {
-        let s = try StandIn(units: 3, probe: StandIn.accept)
-        let result = try probe(s)
-        XCTAssertEqual(result.units.map(\.state), [.accepted, .accepted, .accepted])
-        // The stand-in's unit i runs 10 + 10·i times a second.
-        XCTAssertEqual(result.units.map(\.rank), [3, 2, 1])
-        XCTAssertEqual(result.units.map { $0.speed?.runsPerSecond }, [10, 20, 30])
-        XCTAssertEqual(result.accepted.map(\.selector), ["fake:2", "fake:1", "fake:0"])
-    }
-
-    func testACrashWhileTimedRejectsAtStageCalibration() throws {
-        let s = try StandIn(probe: StandIn.accept, speed: "echo 'stage calibration' >&2\nkill -BUS $$")
-        let row = try XCTUnwrap(try probe(s).units.first)
-        XCTAssertEqual(row.state, .rejected)
-        XCTAssertEqual(row.stage, "calibration")
-        XCTAssertEqual(row.reason, "crashed: signal 7 (SIGBUS) during stage calibration")
-        XCTAssertNil(row.rank)
-        XCTAssertNil(row.speed)
-
-        let refused = try StandIn(probe: StandIn.accept, speed: "echo '{\"protocol\":1,\"error\":\"out of device memory\"}'")
-        let r = try XCTUnwrap(try probe(refused).units.first)
-        XCTAssertEqual(r.state, .rejected)
-        XCTAssertEqual(r.reason, "stage calibration: the calibration graph failed: out of device memory")
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func next() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n - 1 }
     }
 
     // MARK: - cache
 
-    func testCacheHitSkipsProbeWorkersAndFreshIgnoresIt() throws {
-        let s = try StandIn(units: 2, probe: StandIn.accept)
-        let cold = try probe(s)
-        XCTAssertEqual(cold.units.map(\.cached), [false, false])
-        XCTAssertEqual(s.invocations().filter { !$0.contains("--list") }.count, 4, "two probes, two timings")
+    /// The cache, on the plain-C backend through its worker: a corrupt file is ignored
+    /// with a warning and rewritten; a warm probe reuses verdict and speed; the key follows
+    /// the plugin's content, not its timestamp; `fresh` ignores the cache.
+    func testCacheFollowsPluginContentAndFreshIgnoresIt() throws {
+        let builder = CPluginBuilder.shared
+        let dir = try builder.makeDirectory("cache-plugins")
+        let cache = try builder.makeDirectory("cache")
+        try builder.install([.good], into: dir)
+        let plugin = dir + "/" + CPluginVariant.good.fileName
+        try "{ this is not json".write(toFile: cache + "/" + ProbeCache.fileName, atomically: true, encoding: .utf8)
+        func probe(fresh: Bool = false) throws -> ProbeResult {
+            try BackendHost(configuration: HostTestSupport.configuration(plugins: [dir], cache: cache, timeout: 300)).probe(fresh: fresh)
+        }
+        let cold = try probe()
+        XCTAssertEqual(cold.units.map(\.state), [.accepted])
+        XCTAssertEqual(cold.units.map(\.cached), [false])
+        XCTAssertEqual(cold.warnings.count, 1)
+        XCTAssertTrue(cold.warnings.first?.contains("corrupt") ?? false, "\(cold.warnings)")
 
-        let warm = try probe(s)
-        XCTAssertEqual(warm.units.map(\.cached), [true, true])
-        XCTAssertEqual(warm.units.map(\.rank), cold.units.map(\.rank))
+        let warm = try probe()
+        XCTAssertEqual(warm.units.map(\.cached), [true])
+        XCTAssertEqual(warm.warnings, [])
         XCTAssertEqual(warm.units.map(\.speed), cold.units.map(\.speed))
-        XCTAssertEqual(s.invocations().count, 6, "a warm probe only lists")
-        XCTAssertTrue(s.invocations().last!.contains("--list"))
+        XCTAssertEqual(warm.units.map(\.rank), [1])
 
-        let fresh = try probe(s, fresh: true)
-        XCTAssertEqual(fresh.units.map(\.cached), [false, false])
-        XCTAssertEqual(s.invocations().count, 11)
-    }
-
-    func testCacheKeyFollowsPluginContentNotItsTimestamp() throws {
-        let s = try StandIn(probe: StandIn.accept)
-        _ = try probe(s)
-        let plugin = s.plugins + "/libFake.so"
         // Same bytes, new mtime: still a hit.
-        try "fake plugin bytes".write(toFile: plugin, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try probe(s).units.first?.cached, true)
-        // New bytes: a miss.
-        try "other plugin bytes".write(toFile: plugin, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try probe(s).units.first?.cached, false)
-    }
-
-    func testCorruptCacheIsIgnoredWithAWarningAndRewritten() throws {
-        let s = try StandIn(probe: StandIn.accept)
-        try FileManager.default.createDirectory(atPath: s.cache, withIntermediateDirectories: true)
-        try "{ this is not json".write(toFile: s.cache + "/" + ProbeCache.fileName, atomically: true, encoding: .utf8)
-        let first = try probe(s)
-        XCTAssertEqual(first.units.first?.state, .accepted)
-        XCTAssertEqual(first.units.first?.cached, false)
-        XCTAssertEqual(first.warnings.count, 1)
-        XCTAssertTrue(first.warnings[0].contains("corrupt"), first.warnings[0])
-        let second = try probe(s)
-        XCTAssertEqual(second.units.first?.cached, true)
-        XCTAssertEqual(second.warnings, [])
-    }
-
-    func testRejectionsAreCachedToo() throws {
-        let s = try StandIn(probe: "echo 'stage semantics' >&2\nkill -SEGV $$")
-        XCTAssertEqual(try probe(s).units.first?.cached, false)
-        let warm = try XCTUnwrap(try probe(s).units.first)
-        XCTAssertEqual(warm.cached, true)
-        XCTAssertEqual(warm.state, .rejected)
-        XCTAssertEqual(warm.reason, "crashed: signal 11 (SIGSEGV) during stage semantics")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: plugin))
+        try bytes.write(to: URL(fileURLWithPath: plugin))
+        XCTAssertEqual(try probe().units.map(\.cached), [true])
+        XCTAssertEqual(try probe(fresh: true).units.map(\.cached), [false])
+        // New bytes (a trailing byte dlopen ignores): a miss.
+        try (bytes + [0]).write(to: URL(fileURLWithPath: plugin))
+        let changed = try probe()
+        XCTAssertEqual(changed.units.map(\.cached), [false])
+        XCTAssertEqual(changed.units.map(\.state), [.accepted])
     }
 
     // MARK: - the real CPU plugin, through the real worker

@@ -204,11 +204,11 @@ final class VulkanBackendTests: XCTestCase {
     func testExactnessProbeAcceptsEveryVulkanUnit() throws {
         let folder = try IntHyperTestSupport.temporaryDirectory("vulkan-plugins")
         try FileManager.default.copyItem(atPath: try pluginPath(), toPath: folder + "/libWaiVulkanBackend.so")
-        let prober = try XCTUnwrap(HostConfiguration.fromEnvironment().proberExecutable,
-                                   "no waihost executable beside the tests or in PATH: build it first (swift build)")
+        let worker = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
+                                   "no waihost-unit-worker beside the tests: build it first (swift build)")
         let configuration = HostConfiguration(pluginDirectories: [folder],
                                               cacheDirectory: try IntHyperTestSupport.temporaryDirectory("vulkan-cache"),
-                                              proberExecutable: prober, probeTimeout: 300)
+                                              unitWorker: worker, probeTimeout: 300)
         let result = try BackendHost(configuration: configuration).probe(fresh: true)
         let rows = result.units.filter { $0.backend.hasPrefix("vulkan") }
         XCTAssertFalse(rows.isEmpty, "no vulkan row in the probe: \(result.units.map { "\($0.backend): \($0.reason)" })")

@@ -42,7 +42,9 @@ final class VulkanBackendInstance {
             throw BackendFailure.invalid("unit_info: unit \(unit) does not exist (the vulkan backend has \(units.count) units)")
         }
         let size = out.pointee.struct_size
-        let needed = MemoryLayout<wai_unit_info>.size
+        // The frozen 1.0 size, not this build's sizeof: a 1.0 host's struct is enough, and a
+        // member a later minor appends is written only when `size` covers it.
+        let needed = ABISize.unitInfo
         guard size >= needed else {
             throw BackendFailure.invalid("unit_info: struct_size \(size) is smaller than the \(needed) bytes of ABI 1.0")
         }

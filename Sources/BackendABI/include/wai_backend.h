@@ -7,7 +7,9 @@
  *   - the host calls it with its ABI version first; a plugin whose major differs refuses,
  *     and the host refuses a table whose major differs, before any other call;
  *   - every struct starts with `size_t struct_size`; minors only append members, so a reader
- *     must check struct_size before touching a member added after 1.0;
+ *     refuses a struct smaller than its frozen 1.0 size (WAI_*_SIZE_1_0 below), accepts a
+ *     larger one from a newer peer, and reads a member added after 1.0 only when
+ *     struct_size >= WAI_STRUCT_SIZE(type, member);
  *   - arrays of structs (graph tensors and nodes, run inputs and outputs) are strided by
  *     their elements' struct_size, never by the reader's sizeof; wai_unit_info is sized by
  *     the caller and the callee writes only members inside that size (§2.3);
@@ -172,9 +174,62 @@ typedef wai_status (*wai_backend_entry_fn)(uint32_t host_major, uint32_t host_mi
                                            const wai_backend_iface **out,
                                            char *err, size_t err_cap);
 
-/* Name of a status for messages ("ok", "abi_mismatch", ...). Host-side helper; a plugin
- * need not link it. */
-const char *wai_status_name(wai_status status);
+/* docs/backend-abi.md §2.3 — the bytes of `type` up to the end of `member`: a reader reads
+ * `member` only when the peer's struct_size is at least this (PJRT's rule). */
+#define WAI_STRUCT_SIZE(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
+/* The sizes of ABI 1.0, frozen: a reader refuses a struct smaller than these, whatever
+ * its own sizeof has grown to. They never change. */
+enum {
+    WAI_BACKEND_IFACE_SIZE_1_0 = WAI_STRUCT_SIZE(wai_backend_iface, graph_release),
+    WAI_UNIT_INFO_SIZE_1_0 = WAI_STRUCT_SIZE(wai_unit_info, narrow_storage),
+    WAI_TENSOR_DESC_SIZE_1_0 = WAI_STRUCT_SIZE(wai_tensor_desc, hi),
+    WAI_NODE_DESC_SIZE_1_0 = WAI_STRUCT_SIZE(wai_node_desc, out_shift),
+    WAI_GRAPH_DESC_SIZE_1_0 = WAI_STRUCT_SIZE(wai_graph_desc, outputs),
+    WAI_TENSOR_SIZE_1_0 = WAI_STRUCT_SIZE(wai_tensor, count)
+};
+
+#ifdef __cplusplus
+#define WAI_STATIC_ASSERT(cond, why) static_assert(cond, why)
+#else
+#define WAI_STATIC_ASSERT(cond, why) _Static_assert(cond, why)
+#endif
+
+/* No tail padding, now or after any minor: sizeof ends at the last member, so a writer's
+ * struct_size (its sizeof) never covers bytes that a later minor's member would occupy.
+ * A minor that appends a member names it here (and pads explicitly if it must). */
+WAI_STATIC_ASSERT(sizeof(wai_backend_iface) == WAI_STRUCT_SIZE(wai_backend_iface, graph_release), "wai_backend_iface has tail padding");
+WAI_STATIC_ASSERT(sizeof(wai_unit_info) == WAI_STRUCT_SIZE(wai_unit_info, narrow_storage), "wai_unit_info has tail padding");
+WAI_STATIC_ASSERT(sizeof(wai_tensor_desc) == WAI_STRUCT_SIZE(wai_tensor_desc, hi), "wai_tensor_desc has tail padding");
+WAI_STATIC_ASSERT(sizeof(wai_node_desc) == WAI_STRUCT_SIZE(wai_node_desc, out_shift), "wai_node_desc has tail padding");
+WAI_STATIC_ASSERT(sizeof(wai_graph_desc) == WAI_STRUCT_SIZE(wai_graph_desc, outputs), "wai_graph_desc has tail padding");
+WAI_STATIC_ASSERT(sizeof(wai_tensor) == WAI_STRUCT_SIZE(wai_tensor, count), "wai_tensor has tail padding");
+
+#if UINTPTR_MAX == 0xffffffffffffffffu
+/* LP64: the sizes docs/backend-abi.md §2.3 lists. */
+WAI_STATIC_ASSERT(WAI_BACKEND_IFACE_SIZE_1_0 == 88, "ABI 1.0 wai_backend_iface is 88 bytes");
+WAI_STATIC_ASSERT(WAI_UNIT_INFO_SIZE_1_0 == 272, "ABI 1.0 wai_unit_info is 272 bytes");
+WAI_STATIC_ASSERT(WAI_TENSOR_DESC_SIZE_1_0 == 32, "ABI 1.0 wai_tensor_desc is 32 bytes");
+WAI_STATIC_ASSERT(WAI_NODE_DESC_SIZE_1_0 == 136, "ABI 1.0 wai_node_desc is 136 bytes");
+WAI_STATIC_ASSERT(WAI_GRAPH_DESC_SIZE_1_0 == 72, "ABI 1.0 wai_graph_desc is 72 bytes");
+WAI_STATIC_ASSERT(WAI_TENSOR_SIZE_1_0 == 32, "ABI 1.0 wai_tensor is 32 bytes");
+#endif
+
+/* Name of a status for messages ("ok", "abi_mismatch", ...). static inline, so a backend
+ * that uses it links nothing from WaiHost (-Wl,-z,defs holds). */
+static inline const char *wai_status_name(wai_status status)
+{
+    switch (status) {
+    case WAI_OK: return "ok";
+    case WAI_ERR_ABI_MISMATCH: return "abi_mismatch";
+    case WAI_ERR_INVALID_ARGUMENT: return "invalid_argument";
+    case WAI_ERR_UNSUPPORTED: return "unsupported";
+    case WAI_ERR_NO_DEVICE: return "no_device";
+    case WAI_ERR_OUT_OF_MEMORY: return "out_of_memory";
+    case WAI_ERR_INTERNAL: return "internal";
+    }
+    return "unknown";
+}
 
 #ifdef __cplusplus
 }

@@ -60,7 +60,7 @@ public final class BackendPlugin: @unchecked Sendable {
             throw PluginError.badTable(path: path, reason: "entry point returned ok but no table")
         }
         // struct_size first: nothing else in the table is read before it is known to exist.
-        let needed = MemoryLayout<wai_backend_iface>.size
+        let needed = Int(WAI_BACKEND_IFACE_SIZE_1_0)
         guard table.pointee.struct_size >= needed else {
             throw PluginError.badTable(path: path,
                 reason: "struct_size \(table.pointee.struct_size) is smaller than the \(needed) bytes of ABI \(WAI_ABI_MAJOR).0")

@@ -55,6 +55,30 @@ public final class PreparedGraph: @unchecked Sendable {
             buffers.append(b)
             outTensors.append(Self.tensor(index: output.index, buffer: b, count: count))
         }
+        try callRun(inTensors, &outTensors)
+        let firstOutput = inputs.count
+        return outputSpecs.enumerated().map { k, output in
+            let b = buffers[firstOutput + k]
+            return TensorValue(shape: output.spec.shape, values: Array(b.prefix(output.spec.shape.count)))
+        }
+    }
+
+    /// Runs on tensors that already hold the inputs and have room for the outputs (the
+    /// unit worker's shared memory): no copy in or out. Buffers are in graph order.
+    func runInPlace(inputs: [UnsafeMutableBufferPointer<Int32>], outputs: [UnsafeMutableBufferPointer<Int32>]) throws {
+        guard inputs.count == inputSpecs.count, outputs.count == outputSpecs.count else {
+            throw PluginError.runMismatch(path: plugin.path,
+                reason: "graph has \(inputSpecs.count) inputs and \(outputSpecs.count) outputs, run was given \(inputs.count) and \(outputs.count)")
+        }
+        for (b, spec) in zip(inputs + outputs, (inputSpecs + outputSpecs).map(\.spec)) where b.count != spec.shape.count {
+            throw PluginError.runMismatch(path: plugin.path, reason: "tensor \(spec.name) has \(b.count) values, graph wants \(spec.shape.count)")
+        }
+        let ins = zip(inputs, inputSpecs).map { Self.tensor(index: $1.index, buffer: $0, count: $0.count) }
+        var outs = zip(outputs, outputSpecs).map { Self.tensor(index: $1.index, buffer: $0, count: $0.count) }
+        try callRun(ins, &outs)
+    }
+
+    private func callRun(_ inTensors: [wai_tensor], _ outTensors: inout [wai_tensor]) throws {
         let run = plugin.table.pointee.graph_run!
         let (status, message) = lock.withLock {
             inTensors.withUnsafeBufferPointer { ins in
@@ -69,11 +93,6 @@ public final class PreparedGraph: @unchecked Sendable {
             throw PluginError.callFailed(path: plugin.path, call: "graph_run",
                                          status: BackendPlugin.statusName(status), message: message)
         }
-        let firstOutput = inputs.count
-        return outputSpecs.enumerated().map { k, output in
-            let b = buffers[firstOutput + k]
-            return TensorValue(shape: output.spec.shape, values: Array(b.prefix(output.spec.shape.count)))
-        }
     }
 
     private static func tensor(index: Int, buffer: UnsafeMutableBufferPointer<Int32>, count: Int) -> wai_tensor {
@@ -85,7 +104,7 @@ public final class PreparedGraph: @unchecked Sendable {
         return t
     }
 
-    private static func sentinel(outside interval: Interval) -> Int32 {
+    static func sentinel(outside interval: Interval) -> Int32 {
         if interval.hi < Int64(Int32.max) { return Int32(interval.hi + 1) }
         if interval.lo > Int64(Int32.min) { return Int32(interval.lo - 1) }
         return Int32(bitPattern: 0x5A5A_5A5A)

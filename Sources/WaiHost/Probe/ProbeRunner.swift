@@ -1,13 +1,18 @@
-/// The parent side of probing: discovers plugins, lists their units and probes each unit
-/// in `probe-worker` children with a time limit, consults and fills the cache, and ranks
+import Dispatch
+
+/// The host side of probing: discovers plugins, lists their units and probes each unit
+/// through its plugin's worker (docs/probe.md §3) — the exactness probe and the timing run
+/// here, in the host, on what the worker returns — consults and fills the cache, and ranks
 /// the accepted units by speed (docs/probe.md).
 struct ProbeRunner {
     let configuration: HostConfiguration
     let progress: ((String) -> Void)?
+    let pool: WorkerPool
     private let progressLock = PluginLock()
 
-    init(configuration: HostConfiguration, progress: ((String) -> Void)?) {
+    init(configuration: HostConfiguration, pool: WorkerPool, progress: ((String) -> Void)?) {
         self.configuration = configuration
+        self.pool = pool
         self.progress = progress
     }
 
@@ -34,14 +39,12 @@ struct ProbeRunner {
             UnitProbeRecord(backend: lastComponent($0.path), path: $0.path, device: "", unit: "unknown", index: nil,
                             driver: "", state: .failed, reason: "plugin folder \($0.path) cannot be read: \($0.reason)")
         }
-        guard let prober = configuration.proberExecutable else {
-            rows += scan.plugins.map {
-                failedRow(path: $0, reason: "no probe worker executable (set WAIHOST_PROBER to the waihost binary)")
-            }
+        guard configuration.unitWorkerExecutable != nil else {
+            rows += scan.plugins.map { failedRow(path: $0, reason: WorkerError.noWorkerExecutable.description) }
             return ProbeResult(units: rows, warnings: warnings)
         }
 
-        let listings = parallelMap(scan.plugins, width: configuration.probeParallelism) { list(path: $0, prober: prober) }
+        let listings = parallelMap(scan.plugins, width: configuration.probeParallelism) { list(path: $0) }
         let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
         let cached = fresh ? [:] : (cache?.load(warn: warn) ?? [:])
 
@@ -75,129 +78,138 @@ struct ProbeRunner {
             }
         }
 
-        // Exactness in parallel; timing one unit at a time, so units do not slow each other.
-        let outcomes = parallelMap(pending, width: configuration.probeParallelism) {
-            probe($0, device: rows[$0.row].device, prober: prober)
+        // Exactness: plugins in parallel, the units of one plugin one after another in its
+        // one worker, so a crash is the crash of the unit being probed. Timing one unit at
+        // a time, so units do not slow each other.
+        var byPlugin: [[Pending]] = []
+        for p in pending {
+            if let i = byPlugin.firstIndex(where: { $0[0].path == p.path }) { byPlugin[i].append(p) } else { byPlugin.append([p]) }
         }
+        // The calibration graph's reference outputs, which every timed run is compared with,
+        // are computed while the units are probed.
+        let calibration = CalibrationReference()
+        if !pending.isEmpty { calibration.start() }
+        let grouped = parallelMap(byPlugin, width: configuration.probeParallelism) { group in
+            group.map { probe($0, device: rows[$0.row].device) }
+        }
+        let outcomes = Dictionary(uniqueKeysWithValues: zip(byPlugin.flatMap { $0 }, grouped.flatMap { $0 }).map { ($0.0.row, $0.1) })
         var newEntries: [String: ProbeCache.Entry] = [:]
-        for (p, outcome) in zip(pending, outcomes) {
+        for p in pending {
+            guard var outcome = outcomes[p.row] else { continue }
             apply(outcome, to: &rows[p.row])
             if rows[p.row].state == .accepted {
-                switch time(p, prober: prober) {
+                switch time(p, reference: calibration) {
                 case .success(let speed): rows[p.row].speed = speed
-                case .failure(let rejection): apply(rejection.outcome, to: &rows[p.row])
+                case .failure(let rejection):
+                    outcome = rejection.outcome
+                    apply(outcome, to: &rows[p.row])
                 }
             }
             if let key = p.key, rows[p.row].state != .failed {
+                // The outcome as the probe gave it (every field it has), not rebuilt from the row.
                 let r = rows[p.row]
-                newEntries[key] = ProbeCache.Entry(outcome: ProbeOutcome(state: r.state, stage: r.stage, reason: r.reason,
-                                                                    mismatch: r.mismatch),
-                                              speed: r.speed, backend: r.backend, device: r.device, driver: r.driver)
+                newEntries[key] = ProbeCache.Entry(outcome: outcome, speed: r.speed, backend: r.backend,
+                                                   device: r.device, driver: r.driver)
             }
         }
         cache?.store(newEntries, warn: warn)
-        rank(&rows)
+        Self.rank(&rows)
         return ProbeResult(units: rows, warnings: warnings)
     }
 
-    // MARK: - workers
+    // MARK: - through the workers
 
-    private func list(path: String, prober: String) -> Listing {
+    private func list(path: String) -> Listing {
         let sha: String
         do { sha = try SHA256.hexOfFile(path: path) } catch {
             return .failed("\(error)")
         }
-        let out = Subprocess.run(executable: prober, arguments: ["probe-worker", "--list", path],
-                                 timeout: configuration.probeTimeout)
-        switch out.termination {
-        case .spawnFailed(let why):
-            return .failed("probe worker could not be started: \(why)")
-        case .timedOut:
-            return .failed("timed out after \(seconds(configuration.probeTimeout)) while loading")
-        case .signaled(let s):
-            return .failed("crashed: signal \(s) (\(Subprocess.signalName(s))) while loading")
-        case .exited(let code):
-            guard code == 0, let reply = WorkerProtocol.decode(WorkerProtocol.ListReply.self, out.stdout),
-                  reply.proto == WorkerProtocol.version else {
-                return .failed(garbage(stage: nil, out))
-            }
-            if let error = reply.error { return .failed(error) }
-            guard let name = reply.name, let units = reply.units else { return .failed(garbage(stage: nil, out)) }
-            return .listed(name: name, version: reply.version ?? "", sha256: sha, units: units)
+        do {
+            let (_, l) = try pool.worker(for: path, sha256: sha).live(timeout: configuration.probeTimeout)
+            return .listed(name: l.name, version: l.version, sha256: sha, units: l.units)
+        } catch {
+            return .failed("\(error)")
         }
     }
 
-    private func probe(_ p: Pending, device: String, prober: String) -> ProbeOutcome {
-        var stage: String?
+    private func unit(_ p: Pending) -> WorkerUnit {
+        WorkerUnit(worker: pool.worker(for: p.path, sha256: nil), unit: p.unit, timeout: configuration.probeTimeout)
+    }
+
+    /// The exactness probe, run here on what the worker returns.
+    private func probe(_ p: Pending, device: String) -> ProbeOutcome {
         report("probing \(p.selector) (\(device))")
-        let out = Subprocess.run(executable: prober, arguments: ["probe-worker", p.path, String(p.unit)],
-                                 timeout: configuration.probeTimeout) { line in
-            if line.hasPrefix(WorkerProtocol.stagePrefix) {
-                stage = String(line.dropFirst(WorkerProtocol.stagePrefix.count))
-                report("probing \(p.selector) … stage \(stage!)")
+        let u = unit(p)
+        // A worker that cannot be reached at all (not startable, restart limit) makes the
+        // unit failed, not rejected: nothing of it was compared.
+        do { _ = try u.worker.live(timeout: configuration.probeTimeout) } catch {
+            return ProbeOutcome(state: .failed, reason: "\(error)")
+        }
+        do {
+            return try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") }) { graph, inputs in
+                try u.prepare(graph).run(inputs)
             }
+        } catch {
+            return ProbeOutcome(state: .failed, reason: "\(error)")
         }
-        if let dead = died(out, stage: stage) { return dead }
-        guard case .exited(0) = out.termination,
-              let reply = WorkerProtocol.decode(WorkerProtocol.ProbeReply.self, out.stdout),
-              reply.proto == WorkerProtocol.version else {
-            return ProbeOutcome(state: .rejected, stage: stage, reason: garbage(stage: stage, out))
-        }
-        if let outcome = reply.outcome { return outcome }
-        return ProbeOutcome(state: .failed, stage: stage, reason: reply.error ?? "probe worker gave neither outcome nor error")
     }
 
     private struct Rejection: Error { var outcome: ProbeOutcome }
 
-    private func time(_ p: Pending, prober: String) -> Result<ProbeSpeed, Rejection> {
+    /// The calibration graph and its reference outputs, computed once per probe run, on a
+    /// thread of its own from `start()`.
+    final class CalibrationReference: @unchecked Sendable {
+        typealias Value = Result<(ProbeCase, [TensorValue]), ProbeSuiteError>
+        private let done = DispatchSemaphore(value: 0)
+        private let lock = PluginLock()
+        private var value: Value?
+        private var started = false
+
+        func start() {
+            lock.withLock { started = true }
+            DispatchQueue.global().async { [self] in
+                let v = Self.compute()
+                lock.withLock { value = v }
+                done.signal()
+            }
+        }
+
+        func get() -> Value {
+            if !lock.withLock({ started }) { start() }
+            if let v = lock.withLock({ value }) { return v }
+            done.wait()
+            done.signal()
+            return lock.withLock { value } ?? .failure(ProbeSuiteError(stage: WorkerTiming.stage, graph: "calibration",
+                                                                       underlying: "the reference run did not finish"))
+        }
+
+        private static func compute() -> Value {
+            do {
+                let c = try ProbeSuite.calibration()
+                return .success((c, try ReferenceInterpreter.run(c.graph, inputs: c.inputs)))
+            } catch {
+                return .failure(ProbeSuiteError(stage: WorkerTiming.stage, graph: "calibration", underlying: "\(error)"))
+            }
+        }
+    }
+
+    private func time(_ p: Pending, reference: CalibrationReference) -> Result<ProbeSpeed, Rejection> {
         report("timing \(p.selector) on the calibration graph")
-        let stage = WorkerProtocol.calibrationStage
-        let out = Subprocess.run(executable: prober, arguments: ["probe-worker", "--speed", p.path, String(p.unit)],
-                                 timeout: configuration.probeTimeout)
-        if let dead = died(out, stage: stage) { return .failure(Rejection(outcome: dead)) }
-        guard case .exited(0) = out.termination,
-              let reply = WorkerProtocol.decode(WorkerProtocol.SpeedReply.self, out.stdout),
-              reply.proto == WorkerProtocol.version else {
-            return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage, reason: garbage(stage: stage, out))))
+        let stage = WorkerTiming.stage
+        switch reference.get() {
+        case .failure(let e):
+            return .failure(Rejection(outcome: ProbeOutcome(state: .failed, stage: stage, reason: e.description)))
+        case .success(let (c, expected)):
+            do {
+                return .success(try WorkerTiming.measure(unit(p), c, expected: expected))
+            } catch let r as WorkerTiming.Wrong {
+                return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage, reason: r.mismatch.description,
+                                                                mismatch: r.mismatch)))
+            } catch {
+                return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage,
+                    reason: "stage \(stage), graph \(c.name): \(error)")))
+            }
         }
-        if let speed = reply.speed { return .success(speed) }
-        return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage,
-            reason: "stage \(stage): the calibration graph failed: \(reply.error ?? "no reason given")")))
-    }
-
-    /// Crash, hang or a worker that could not start, as the unit's verdict.
-    private func died(_ out: Subprocess.Outcome, stage: String?) -> ProbeOutcome? {
-        let when = stage.map { "during stage \($0)" } ?? "while loading"
-        switch out.termination {
-        case .spawnFailed(let why):
-            return ProbeOutcome(state: .failed, stage: stage, reason: "probe worker could not be started: \(why)")
-        case .timedOut:
-            return ProbeOutcome(state: .rejected, stage: stage,
-                                reason: "timed out after \(seconds(configuration.probeTimeout)) \(when)")
-        case .signaled(let s):
-            return ProbeOutcome(state: .rejected, stage: stage,
-                                reason: "crashed: signal \(s) (\(Subprocess.signalName(s))) \(when)")
-        case .exited:
-            return nil
-        }
-    }
-
-    /// A worker that ended normally without a reply: its exit status, what it printed.
-    private func garbage(stage: String?, _ out: Subprocess.Outcome) -> String {
-        let when = stage.map { "during stage \($0)" } ?? "while loading"
-        var reason: String
-        if case .exited(let code) = out.termination, code != 0 {
-            reason = "probe worker exited with status \(code) \(when)"
-        } else {
-            reason = "probe worker gave no valid reply \(when)"
-        }
-        if !out.stdout.isEmpty {
-            reason += " (stdout: \(String(decoding: out.stdout.prefix(80), as: UTF8.self).debugDescription))"
-        }
-        let lastLine = String(decoding: out.stderr.suffix(200), as: UTF8.self).split(separator: "\n")
-            .last { !$0.hasPrefix(WorkerProtocol.stagePrefix) }
-        if let lastLine, !lastLine.isEmpty { reason += "; stderr: \(lastLine)" }
-        return reason
     }
 
     // MARK: - rows
@@ -215,7 +227,7 @@ struct ProbeRunner {
     }
 
     /// 1 = most runs per second; ties by selector so the order is stable.
-    private func rank(_ rows: inout [UnitProbeRecord]) {
+    static func rank(_ rows: inout [UnitProbeRecord]) {
         let order = rows.indices.filter { rows[$0].state == .accepted }.sorted { a, b in
             let sa = rows[a].speed?.runsPerSecond ?? 0, sb = rows[b].speed?.runsPerSecond ?? 0
             return sa != sb ? sa > sb : rows[a].selector < rows[b].selector
@@ -231,9 +243,5 @@ struct ProbeRunner {
 
     private func lastComponent(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-
-    private func seconds(_ t: Double) -> String {
-        t == t.rounded() ? "\(Int(t))s" : "\(t)s"
     }
 }

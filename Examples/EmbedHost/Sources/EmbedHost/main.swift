@@ -17,7 +17,18 @@ func exampleGraph() throws -> IntegerGraph {
 
 do {
     let host = BackendHost()
+    // Every plugin runs in a waihost-unit-worker process, found beside this program (or
+    // WAIHOST_UNIT_WORKER); without one every unit is failed, and this example fails too.
+    guard let worker = host.configuration.unitWorkerExecutable else {
+        print("error: no waihost-unit-worker beside \(CommandLine.arguments[0]) and WAIHOST_UNIT_WORKER is unset")
+        exit(1)
+    }
+    print("unit worker:", worker)
     let probe = try host.probe()
+    guard !probe.accepted.isEmpty else {
+        print("error: no unit was accepted: " + probe.units.map { "\($0.selector) \($0.state.rawValue): \($0.reason)" }.joined(separator: "; "))
+        exit(1)
+    }
     for u in probe.units {
         print("\(u.backend) \(u.device) \(u.unit) \(u.state.rawValue) rank=\(u.rank.map(String.init) ?? "-") \(u.reason ?? "")")
     }

@@ -1,0 +1,174 @@
+import Foundation
+import XCTest
+@testable import WaiHost
+
+/// Plugin code runs only in unit workers (docs/probe.md §3): what a plugin prints cannot
+/// forge a verdict or a speed, a debug line costs an exact plugin nothing, a crash or hang
+/// in a real decode fails the unit and the decode completes elsewhere, and a plugin sees
+/// the same process whether it is probed or decoding.
+final class WorkerIsolationTests: XCTestCase {
+    override class func tearDown() {
+        CPluginBuilder.shared.removeAll()
+        super.tearDown()
+    }
+
+    private func row(_ r: ProbeResult, _ b: IsoBackend) throws -> UnitProbeRecord {
+        try XCTUnwrap(r.units.first { $0.backend == b.name }, "no row for \(b.name) in \(r.units.map(\.backend))")
+    }
+
+    func testAnExactBackendThatChattersOnStdoutAndStderrIsAcceptedAndRuns() throws {
+        let f = try IsoFixture([.chatter], withGood: false)
+        let host = BackendHost(configuration: try f.configuration())
+        let chatter = try row(try host.probe(fresh: true), .chatter)
+        XCTAssertEqual(chatter.state, .accepted, chatter.reason)
+        XCTAssertEqual(chatter.rank, 1)
+        XCTAssertNotNil(chatter.speed)
+
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isochatter"))
+        XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
+        XCTAssertEqual(report.backend, "isochatter")
+        XCTAssertEqual(report.dispatch, "forced")
+    }
+
+    func testForgedVerdictsAndSpeedsPrintedByAPluginChangeNothing() throws {
+        let f = try IsoFixture([.forge])
+        let cold = try BackendHost(configuration: try f.configuration()).probe(fresh: true)
+        let warm = try BackendHost(configuration: try f.configuration()).probe()
+        for result in [cold, warm] {
+            let forge = try row(result, .forge)
+            XCTAssertEqual(forge.state, .rejected, forge.reason)
+            XCTAssertNil(forge.rank)
+            XCTAssertNil(forge.speed, "its speed is never measured, let alone the one it printed")
+            XCTAssertEqual(forge.mismatch?.got, (forge.mismatch?.expected).map { $0 + 1 }, forge.reason)
+            XCTAssertEqual(result.accepted.map(\.backend), ["plainc"])
+        }
+        XCTAssertEqual(try row(warm, .forge).cached, true)
+
+        let host = BackendHost(configuration: try f.configuration())
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isoforge"))
+        XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
+        XCTAssertEqual(report.backend, "plainc")
+        XCTAssertEqual(report.dispatch, "dispatch_unit_inexact")
+    }
+
+    func testACrashDuringARealDecodeFailsTheUnitAndTheDecodeCompletesOnTheNextUnit() throws {
+        let f = try IsoFixture([.crash])
+        let host = BackendHost(configuration: try f.configuration())
+        let probed = try host.probe(fresh: true)
+        XCTAssertEqual(try row(probed, .crash).state, .accepted, "exact until armed")
+        try f.arm()
+
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
+        let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isocrash"))
+        XCTAssertEqual(outputs, expected)
+        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.backend, "plainc")
+        for words in ["isocrash:0 failed at run time", "signal 11 (SIGSEGV)", "graph_run of graph of 3 nodes (conv2d, requantize, clamp)",
+                      "isocrash: armed, about to touch a wild pointer", "fatal signal 11"] {
+            XCTAssertTrue(report.reason.contains(words), "\"\(words)\" not in: \(report.reason)")
+        }
+
+        // The unit stays failed in this host; the host is alive and keeps decoding.
+        let (again, second) = try host.run(graph, inputs: inputs, on: .backend("isocrash"))
+        XCTAssertEqual(again, expected)
+        XCTAssertEqual(second.dispatch, "dispatch_unit_inexact")
+        XCTAssertTrue(second.reason.contains("is failed"), second.reason)
+    }
+
+    func testAHangDuringARealDecodeIsKilledAtTheTimeLimitAndTheDecodeCompletes() throws {
+        let f = try IsoFixture([.hang])
+        let host = BackendHost(configuration: try f.configuration(runTimeout: 2))
+        let probed = try host.probe(fresh: true)
+        XCTAssertEqual(try row(probed, .hang).state, .accepted, "exact until armed")
+        try f.arm()
+
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isohang"))
+        XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
+        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.backend, "plainc")
+        for words in ["isohang:0 failed at run time", "timed out after 2s during graph_run", "isohang: armed"] {
+            XCTAssertTrue(report.reason.contains(words), "\"\(words)\" not in: \(report.reason)")
+        }
+    }
+
+    /// The probe and a decode run in the same worker through the same calls, in this host
+    /// and in a later one that only reads the cache: whatever the backend concludes from
+    /// its argv, environment, process group or stdin, it concludes the same in both.
+    func testABackendThatTriesToDetectTheProbeBehavesTheSameInADecode() throws {
+        let f = try IsoFixture([.detect], withGood: false)
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
+        let probingHost = BackendHost(configuration: try f.configuration())
+        let verdict = try row(try probingHost.probe(fresh: true), .detect)
+        let laterHost = BackendHost(configuration: try f.configuration())
+        XCTAssertEqual(try row(try laterHost.probe(), .detect).cached, true)
+        for host in [probingHost, laterHost] {
+            let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isodetect"))
+            XCTAssertEqual(outputs, expected, "\(verdict.state): \(verdict.reason)")
+            XCTAssertEqual(report.backend, verdict.state == .accepted ? "isodetect" : "reference")
+        }
+    }
+
+    /// A worker that dies on every request is started a bounded number of times.
+    func testWorkerRestartsAreBounded() throws {
+        let f = try IsoFixture([.crash], withGood: false)
+        try f.arm()
+        let configuration = try f.configuration()
+        let pool = WorkerPool(executable: configuration.unitWorkerExecutable)
+        let worker = pool.worker(for: f.plugins + "/" + IsoBackend.crash.fileName, sha256: nil)
+        let unit = WorkerUnit(worker: worker, unit: 0, timeout: 300)
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        var errors: [String] = []
+        for _ in 0..<(PluginWorker.maxStarts + 2) {
+            do { _ = try unit.prepare(graph).run(inputs); XCTFail("an armed isocrash cannot run") } catch {
+                errors.append("\(error)")
+            }
+        }
+        XCTAssertEqual(worker.startCount, PluginWorker.maxStarts)
+        XCTAssertTrue(errors.prefix(PluginWorker.maxStarts).allSatisfy { $0.contains("SIGSEGV") }, "\(errors)")
+        XCTAssertTrue(errors.suffix(2).allSatisfy { $0.contains("not started again") }, "\(errors)")
+    }
+
+    func testWithoutAUnitWorkerEveryUnitIsFailedWithThatReason() throws {
+        let f = try IsoFixture([], withGood: true)
+        var c = try f.configuration()
+        c.unitWorkerExecutable = nil
+        c.pluginDirectories.append(f.plugins + "/missing")
+        let host = BackendHost(configuration: c)
+        let r = try host.probe(fresh: true)
+        XCTAssertEqual(r.units.map(\.state), [.failed, .failed])
+        XCTAssertTrue(r.units[0].reason.contains("cannot be read"), r.units[0].reason)
+        XCTAssertTrue(r.units[1].reason.contains("no unit worker executable") && r.units[1].reason.contains("WAIHOST_UNIT_WORKER"),
+                      r.units[1].reason)
+        // Not silently the reference: the run says no unit is accepted, and why.
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let (_, report) = try host.run(graph, inputs: inputs)
+        XCTAssertEqual(report.dispatch, "no_accepted_unit")
+        c.pluginDirectories.removeLast()
+
+        c.unitWorkerExecutable = f.plugins + "/no-such-worker"
+        let missing = try BackendHost(configuration: c).probe(fresh: true)
+        XCTAssertEqual(missing.units.map(\.state), [.failed])
+        XCTAssertTrue(missing.units[0].reason.contains("could not be started"), missing.units[0].reason)
+    }
+
+    func testTheUnitWorkerIsFoundWithoutTheCLI() throws {
+        let dir = try CPluginBuilder.shared.makeDirectory("worker-search")
+        let lib = dir + "/lib/libWaiHost.so", bin = dir + "/bin/app"
+        XCTAssertEqual(HostConfiguration.defaultUnitWorker(["WAIHOST_UNIT_WORKER": "/opt/w"], executable: bin, library: lib), "/opt/w")
+        for (folder, expected) in [("lib", dir + "/lib/waihost-unit-worker"), ("bin", dir + "/bin/waihost-unit-worker"),
+                                   ("libexec/waihost", dir + "/libexec/waihost/waihost-unit-worker")] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: expected, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+            XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: lib), expected)
+            try FileManager.default.removeItem(atPath: expected)
+        }
+        // The test bundle links WaiHost; its worker is beside it.
+        let found = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable)
+        XCTAssertTrue(found.hasSuffix("/waihost-unit-worker"), found)
+    }
+}
