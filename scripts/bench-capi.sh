@@ -24,7 +24,7 @@ cp "$bin/libWaiCPUBackend.so" "$tmp/plugins/"
 WAIHOST_BIN_DIR="$bin" scripts/install-capi.sh "$tmp/prefix" 2>/dev/null
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 cc -std=c11 -O2 -o "$tmp/cdecode" Examples/CDecode/cdecode.c $(pkg-config --cflags --libs waihost)
-export LD_LIBRARY_PATH="$tmp/prefix/lib" WAI_PLUGIN_PATH="$tmp/plugins" WAIHOST_PROBER="$bin/waihost" \
+export LD_LIBRARY_PATH="$tmp/prefix/lib" WAI_PLUGIN_PATH="$tmp/plugins" WAIHOST_UNIT_WORKER="$bin/waihost-unit-worker" \
   WAIHOST_CACHE_DIR="$tmp/cache" WAIHOST_LIBRARY="$tmp/prefix/lib/libwaihost.so.1" PYTHONPATH="$PWD/bindings/python"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($config build)"
 

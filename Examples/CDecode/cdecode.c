@@ -3,7 +3,7 @@
  * cdecode: decodes a wai.neural.int_hyper payload or WAI1 envelope through the WaiHost
  * C API (docs/c-api.md) and prints the report. Plugin folders, probe cache and probe
  * worker come from the environment, as for the waihost CLI (WAI_PLUGIN_PATH,
- * WAIHOST_CACHE_DIR, WAIHOST_PROBER).
+ * WAIHOST_CACHE_DIR, WAIHOST_UNIT_WORKER).
  *
  *   cc -o cdecode cdecode.c $(pkg-config --cflags --libs waihost)
  *   cdecode [-u UNIT] [-b] [-l] [-o OUT.rgb] MODEL_DIR IN.wai

@@ -41,7 +41,7 @@ extension HostConfiguration {
             throw CAPIFailure(WAIHOST_ERR_INVALID_ARGUMENT, "plugin_dirs is NULL but plugin_dir_count is \(o.plugin_dir_count)")
         }
         if let cache = optionalString(o.cache_dir) { c.cacheDirectory = cache.isEmpty ? nil : cache }
-        if let worker = optionalString(o.worker_executable) { c.proberExecutable = worker }
+        if let worker = optionalString(o.worker_executable) { c.unitWorkerExecutable = worker }
         if o.probe_timeout_s != 0 {
             guard o.probe_timeout_s > 0, o.probe_timeout_s.isFinite else {
                 throw CAPIFailure(WAIHOST_ERR_INVALID_ARGUMENT, "probe_timeout_s is \(o.probe_timeout_s); a positive number of seconds, or 0 for the default")

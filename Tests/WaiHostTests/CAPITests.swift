@@ -58,7 +58,7 @@ final class CAPITests: XCTestCase {
         var env = ProcessInfo.processInfo.environment
         env["LD_LIBRARY_PATH"] = inst.prefix + "/lib"
         env["WAI_PLUGIN_PATH"] = inst.plugins
-        env["WAIHOST_PROBER"] = HostTestSupport.waihost
+        env["WAIHOST_UNIT_WORKER"] = HostTestSupport.unitWorker
         env["WAIHOST_CACHE_DIR"] = inst.cache
         return try CPluginBuilder.run(inst.cdecode, args, environment: env)
     }

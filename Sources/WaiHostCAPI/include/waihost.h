@@ -69,7 +69,7 @@ typedef struct waihost_host waihost_host;
 
 /* §5.1. Any pointer member may be NULL: that part comes from the environment, as
  * the waihost CLI finds it (WAI_PLUGIN_PATH and the default folders, WAIHOST_CACHE_DIR
- * or XDG_CACHE_HOME, WAIHOST_PROBER or `waihost` beside the executable or on PATH). */
+ * or XDG_CACHE_HOME, WAIHOST_UNIT_WORKER, else `waihost-unit-worker` beside libwaihost or the program, else PREFIX/libexec/waihost/). */
 typedef struct waihost_open_options {
     size_t struct_size;
     /* Plugin folders scanned for *.so backends, in order; NULL: from the environment.
@@ -78,9 +78,9 @@ typedef struct waihost_open_options {
     size_t plugin_dir_count;
     /* Probe cache folder; NULL: from the environment; "": no cache at all. */
     const char *cache_dir;
-    /* The executable that runs probe workers (the `waihost` CLI); NULL: found as above. */
+    /* The `waihost-unit-worker` executable every plugin runs in; NULL: found as above. */
     const char *worker_executable;
-    /* Seconds one probe worker may take; 0: the default (20 s or WAIHOST_PROBE_TIMEOUT). */
+    /* Seconds one probe request to a unit worker may take; 0: the default (20 s or WAIHOST_PROBE_TIMEOUT). */
     double probe_timeout_s;
 } waihost_open_options;
 

@@ -1,5 +1,5 @@
 """The binding against the library and the CPU backend built by `swift build`:
-WAIHOST_LIBRARY names libwaihost.so, WAIHOST_BIN the waihost CLI (the probe worker);
+WAIHOST_LIBRARY names libwaihost.so, WAIHOST_BIN the waihost CLI (beside it: the unit worker and the CPU plugin);
 scripts/test.sh sets both. Plugin folder and probe cache are private to the run."""
 import json
 import os
@@ -40,4 +40,4 @@ def host_options(tmp_path_factory):
         pytest.fail("%s is missing: swift build first" % plugin)
     plugins = tmp_path_factory.mktemp("plugins")
     shutil.copy(plugin, plugins / plugin.name)
-    return {"plugin_dirs": [str(plugins)], "cache_dir": str(tmp_path_factory.mktemp("cache")), "worker": worker}
+    return {"plugin_dirs": [str(plugins)], "cache_dir": str(tmp_path_factory.mktemp("cache")), "worker": str(pathlib.Path(worker).parent / "waihost-unit-worker")}

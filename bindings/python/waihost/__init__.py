@@ -54,8 +54,8 @@ def _payload(payload):
 
 class Host:
     """One open host (plugins loaded and graphs prepared are kept between calls).
-    plugin_dirs, cache_dir ("" for none) and worker (the `waihost` executable that runs
-    probe workers) default to the environment, as for the waihost CLI. Usable from
+    plugin_dirs, cache_dir ("" for none) and worker (the `waihost-unit-worker`
+    executable every plugin runs in) default to the environment, as for the waihost CLI. Usable from
     several threads; close() it (or use `with`) when done."""
 
     def __init__(self, plugin_dirs=None, cache_dir=None, worker=None, probe_timeout=0.0):
