@@ -58,7 +58,7 @@ def bd_rate(anchor, test):
         return None
     ia, it = PchipInterpolator(da, ra), PchipInterpolator(dt, rt)
     xs = np.linspace(lo, hi, 200)
-    diff = np.trapezoid(it(xs) - ia(xs), xs) / (hi - lo)
+    diff = np.trapz(it(xs) - ia(xs), xs) / (hi - lo)
     return float((np.exp(diff) - 1) * 100)
 
 
