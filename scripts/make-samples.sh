@@ -3,7 +3,9 @@
 # seed-1 N=32, M=48 model set, the synthetic 128x96 sample picture, payloads made from it
 # and golden.json (payload file → SHA-256 of its decoded RGB8 rows, decoded by the reference
 # interpreter). Everything is deterministic: running this again rewrites the same bytes
-# (the PNG's compressed bytes depend on zlib, its pixels do not).
+# (the PNG's compressed bytes depend on zlib, its pixels do not). Also samples/photo.wai:
+# samples/photo.png (a real photograph) encoded with the shipped trained set q2
+# (samples/models, made by tools/train/ship.py), and samples/photo.json, its decoded SHA-256.
 # Usage: scripts/make-samples.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,3 +44,9 @@ id=$("$w" decode "$s/sample.wai" --model "$model" --unit reference -o "$tmp/x.rg
   printf '\n  ]\n}\n'
 } > "$s/golden.json"
 cat "$s/golden.json"
+
+"$w" encode "$s/photo.png" --quality 2 --unit reference -o "$s/photo.wai" >/dev/null
+report=$("$w" decode "$s/photo.wai" --unit reference -o "$tmp/x.rgb" --json)
+printf '{"payload": "photo.wai", "model_set": "models/q2", "width": %s, "height": %s, "sha256": "%s"}\n' \
+  "$(echo "$report" | field width)" "$(echo "$report" | field height)" "$(echo "$report" | field sha256)" > "$s/photo.json"
+cat "$s/photo.json"

@@ -10,7 +10,9 @@ scripts/install-plugins.sh release plugins.d
 bin="$(swift build -c release --show-bin-path)/waihost"
 echo "== waihost probe" >&2
 "$bin" probe
-echo "== waihost decode samples/sample.wai (wai.neural.int_hyper)" >&2
+echo "== waihost decode samples/photo.wai (wai.neural.int_hyper, shipped trained set)" >&2
 mkdir -p out
-"$bin" decode samples/sample.wai --model samples/int_hyper_model -o out/sample.png
-echo "decoded picture: out/sample.png" >&2
+# A real photograph (scikit-image's astronaut, NASA, public domain) encoded with the shipped
+# set samples/models/q2; decode finds that set by the payload's model-set id.
+"$bin" decode samples/photo.wai -o out/photo.png --compare samples/photo.png
+echo "decoded picture: out/photo.png" >&2

@@ -91,6 +91,8 @@ def run_phase(name, args, data, lam, steps, init, lr_drop_at):
         step = state["step"]
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
+        for g in opt.param_groups:  # a restart may lower the learning rate for the last steps
+            g["lr"] = args.lr
         if step >= steps:
             return model
     elif init is not None:

@@ -63,6 +63,7 @@ public enum PNGCodec {
     }
 
     public static func decode(_ bytes: [UInt8], source: String) throws -> RGB8Image {
+        guard hasSignature(bytes) else { throw ImageError.notPNG(source: source) }
         // checkedChunks copies at most the file; the pixel buffer, sized by the header, is
         // allocated only after the header's bounds hold.
         let (filtered, width, height) = try checkedChunks(bytes, source: source)

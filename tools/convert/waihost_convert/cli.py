@@ -16,6 +16,8 @@ def main(argv=None):
     ap.add_argument("-o", "--output", required=True, help="model-set folder to write")
     ap.add_argument("--name", help="model-set name (default: convert-nN-mM)")
     ap.add_argument("--version", default="1")
+    ap.add_argument("--latent-step", type=float, default=1.0, metavar="Q",
+                    help="code y as round(y/Q): 1 is CompressAI's quantisation, larger gives a lower rate")
     ap.add_argument("--calibration", nargs="+", required=True, metavar="IMG",
                     help="pictures whose activations set the integer steps")
     ap.add_argument("--eval", nargs="*", default=[], metavar="IMG", help="pictures to report PSNR and bpp on")
@@ -30,7 +32,7 @@ def main(argv=None):
         return 1
     model.update(force=True)
     images = [evaluate.to_tensor(evaluate.load_rgb(p)) for p in args.calibration]
-    converted = convert.convert(model, images)
+    converted = convert.convert(model, images, args.latent_step)
     name = args.name or f"convert-n{n}-m{m}"
     modelset.write(converted, args.output, name, args.version)
     rows = []
@@ -40,7 +42,7 @@ def main(argv=None):
             return 1
         for p in args.eval:
             rgb = evaluate.load_rgb(p)
-            rows.append({"image": str(p), "float": evaluate.float_twin(model, rgb),
+            rows.append({"image": str(p), "float": evaluate.float_twin(model, rgb, args.latent_step),
                          "integer": evaluate.integer_set(args.waihost, args.output, rgb)})
     summary = {"model_set": args.output, "name": name, "N": n, "M": m, "y_contract": converted.y_contract,
                "z_contract": converted.z_contract, "eval": rows}

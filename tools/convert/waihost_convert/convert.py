@@ -22,6 +22,7 @@ GDN_OUT = 4095      # (inverse) GDN outputs are clamped to twice the calibrated 
 BUDGET = float(1 << 30) * 0.98
 SIGMA_LEVELS = 65535  # σ / Δσ in 0…65535 before the scale-index lookup
 Z_SCALE_SHIFT = 6     # h_s adds the medians to z at 1/64 resolution
+HEADROOM = 2.0        # calibrated ranges are widened by this much
 SQ_SHIFT = 6          # inverse GDN's square_shift
 R_SCALE = 32767 * 8   # forward GDN: 1/√n table holds R_SCALE/√i (i ≥ 64 unclamped)
 
@@ -35,8 +36,9 @@ def gdn_params(module):
 class Calibration:
     """Per-channel max |value| at every point the integer graphs quantise, over the images."""
 
-    def __init__(self, model, images):
+    def __init__(self, model, images, latent_step=1.0):
         self.stats = {}
+        self.q = latent_step
         with torch.no_grad():
             for im in images:
                 self._run(model, im)
@@ -59,7 +61,7 @@ class Calibration:
                 self._note(f"g_a.{i}", h)
             h_in = h
         y = h
-        self._note("y", y)
+        self._note("y", y / self.q)
         h = torch.abs(y)
         for i, layer in enumerate(model.h_a):
             h = layer(h)
@@ -73,14 +75,15 @@ class Calibration:
             h = layer(h)
             if i in (1, 3):
                 self._note(f"h_s.{i}", h)
-        h = torch.round(y)
+        h = torch.round(y / self.q) * self.q
         for i, layer in enumerate(model.g_s):
             h = layer(h)
             if i < 6:
                 self._note(f"g_s.{i}", h)
 
     def step(self, key, levels=ACT):
-        m = self.stats[key]
+        # headroom above the calibration images' largest value: other pictures reach further
+        m = self.stats[key] * HEADROOM
         return np.where(m > 0, m / levels, 1.0 / levels)
 
 
@@ -194,10 +197,13 @@ class Converted:
         self.y_contract, self.z_contract = y_contract, z_contract
 
 
-def convert(model, calibration_images):
+def convert(model, calibration_images, latent_step=1.0):
+    """latent_step q: y is coded as round(y/q) (q = 1 is CompressAI's own quantisation); a
+    larger q gives a lower rate from the same float model."""
     n = model.g_a[0].weight.shape[0]
     m = model.g_a[6].weight.shape[0]
-    cal = Calibration(model, calibration_images)
+    q_y = float(latent_step)
+    cal = Calibration(model, calibration_images, q_y)
     y_max = int(max(63, math.ceil(1.5 * cal.stats["y"].max())))
     y_contract = (-y_max, y_max)
     med = model.entropy_bottleneck._get_medians().detach().double().reshape(-1).numpy()
@@ -216,14 +222,14 @@ def convert(model, calibration_images):
         x, d_out = conv(ga, x, model.g_a[i], d, d_out, -ACT, ACT, f"g_a_{i}")
         x, d = forward_gdn(ga, x, model.g_a[i + 1], d_out, cal.stats[f"g_a.{i + 1}.n"], cal.stats[f"g_a.{i + 1}"],
                            f"g_a_{i + 1}")
-    y, _ = conv(ga, x, model.g_a[6], d, one(m), *y_contract, "g_a_6", fixed=True)
+    y, _ = conv(ga, x, model.g_a[6], d, np.full(m, q_y), *y_contract, "g_a_6", fixed=True)
     ga.outputs = [y]
 
     # h_a: y → |y| → z (Δ 1, the medians subtracted)
     ha = Graph()
     x = ha.input("y", (m, 4, 4), *y_contract)
     x = ha.lookup(x, [abs(v) for v in range(y_contract[0], y_contract[1] + 1)], y_contract[0], name="h_a_abs")
-    d = one(m)
+    d = np.full(m, q_y)
     for i in (0, 2):
         d_out = cal.step(f"h_a.{i + 1}")
         x, d = conv(ha, x, model.h_a[i], d, d_out, 0, ACT, f"h_a_{i}")
@@ -241,16 +247,17 @@ def convert(model, calibration_images):
     for i in (0, 2):
         d_out = cal.step(f"h_s.{i + 1}")
         x, d = conv(hs, x, model.h_s[i], d, d_out, 0, ACT, f"h_s_{i}", transposed=True)
+    # σ in units of y's step: the tables are indexed by σ/q
     scale_table = tables.scale_table(model)
     d_sigma = float(scale_table[-1]) / SIGMA_LEVELS
-    x, _ = conv(hs, x, model.h_s[4], d, np.full(m, d_sigma), 0, SIGMA_LEVELS, "h_s_4", fixed=True)
+    x, _ = conv(hs, x, model.h_s[4], d, np.full(m, d_sigma * q_y), 0, SIGMA_LEVELS, "h_s_4", fixed=True)
     idx = hs.lookup(x, tables.scale_indexes(scale_table, d_sigma, SIGMA_LEVELS + 1), 0, name="h_s_scale_index")
     hs.outputs = [idx]
 
     # g_s: y (Δ 1) → RGB (Δ 1/255, 0…255)
     gs = Graph()
     x = gs.input("y", (m, 1, 1), *y_contract)
-    d = one(m)
+    d = np.full(m, q_y)
     for i in (0, 2, 4):
         d_out = cal.step(f"g_s.{i}")
         x, d_out = conv(gs, x, model.g_s[i], d, d_out, -ACT, ACT, f"g_s_{i}", transposed=True)

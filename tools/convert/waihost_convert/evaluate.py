@@ -25,16 +25,28 @@ def to_tensor(rgb):
     return torch.from_numpy(rgb.copy()).permute(2, 0, 1).float()[None] / 255
 
 
-def float_twin(model, rgb):
-    """CompressAI's actual bitstream: picture padded to a multiple of 64 by repeating edges."""
+def float_twin(model, rgb, latent_step=1.0):
+    """The float model with y coded as round(y/q): the rate is its own likelihoods (ideal
+    entropy coding of z and y), the picture is g_s in float rounded to 8 bits. The picture is
+    padded to a multiple of 64 by repeating edges (the host pads to 16 the same way)."""
     h, w, _ = rgb.shape
     x = to_tensor(rgb)
     ph, pw = (64 - h % 64) % 64, (64 - w % 64) % 64
     xp = F.pad(x, (0, pw, 0, ph), mode="replicate")
+    q = float(latent_step)
     with torch.no_grad():
-        out = model.compress(xp)
-        rec = model.decompress(out["strings"], out["shape"])["x_hat"]
-    bits = 8 * sum(len(s[0]) for s in out["strings"])
+        y = model.g_a(xp)
+        z = model.h_a(torch.abs(y))
+        z_hat, z_lik = model.entropy_bottleneck(z, training=False)
+        scales = model.h_s(z_hat)
+        y_int = torch.round(y / q)
+        y_lik = model.gaussian_conditional._likelihood(y_int, scales / q)
+        y_lik = model.gaussian_conditional.likelihood_lower_bound(y_lik)
+        rec = model.g_s(y_int * q)
+    # only the latents of the picture's own 16-pixel blocks count, as the host codes them
+    yh, yw = -(-h // 16), -(-w // 16)
+    zh, zw = -(-yh // 4), -(-yw // 4)
+    bits = float(-torch.log2(y_lik[:, :, :yh, :yw]).sum() - torch.log2(z_lik[:, :, :zh, :zw]).sum())
     dec = (rec[0, :, :h, :w].clamp(0, 1).permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
     return {"bpp": bits / (h * w), "psnr": psnr(rgb, dec)}
 
