@@ -67,7 +67,8 @@ public final class BackendHost: @unchecked Sendable {
         // on the reference interpreter — and the report says which unit failed and why.
         var failedHere: [String] = []
         while true {
-            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }))
+            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }),
+                                               graph: graph)
             let fallback = failedHere.isEmpty ? nil : failedHere.joined(separator: "; ")
             switch choice {
             case let .reference(kind, reason):

@@ -91,7 +91,7 @@ struct ProbeRunner {
             if let key = p.key, rows[p.row].state != .failed {
                 let r = rows[p.row]
                 newEntries[key] = ProbeCache.Entry(outcome: ProbeOutcome(state: r.state, stage: r.stage, reason: r.reason,
-                                                                    mismatch: r.mismatch),
+                                                                    mismatch: r.mismatch, coverage: r.coverage),
                                               speed: r.speed, backend: r.backend, device: r.device, driver: r.driver)
             }
         }
@@ -207,6 +207,7 @@ struct ProbeRunner {
         row.stage = outcome.stage
         row.reason = outcome.reason
         row.mismatch = outcome.mismatch
+        row.coverage = outcome.coverage
     }
 
     private func failedRow(path: String, reason: String) -> UnitProbeRecord {

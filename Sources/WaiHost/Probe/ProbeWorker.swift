@@ -46,9 +46,8 @@ public enum ProbeWorker {
             return .init(proto: WorkerProtocol.version, error: "\(error)")
         }
         do {
-            let outcome = try ExactnessProbe.run(progress: { stage in announce(stage.rawValue) }) { graph, inputs in
-                try plugin.prepare(unit: unit, graph: graph).run(inputs)
-            }
+            let outcome = try ExactnessProbe.run(progress: { stage in announce(stage.rawValue) },
+                                                 unit: InProcessUnit(plugin: plugin, unit: unit))
             return .init(proto: WorkerProtocol.version, outcome: outcome)
         } catch {
             return .init(proto: WorkerProtocol.version, error: "\(error)")
