@@ -23,20 +23,25 @@ public struct HostConfiguration: Sendable, Equatable {
     public var probeTimeout: Double
     /// How many probe workers run at once.
     public var probeParallelism: Int
+    /// How often runs on plugin units are spot-checked against the reference (docs/probe.md §7).
+    public var spotCheck: SpotCheckPolicy
 
     public init(pluginDirectories: [String], cacheDirectory: String?, proberExecutable: String?,
-                probeTimeout: Double = 20, probeParallelism: Int = HostConfiguration.coreCount) {
+                probeTimeout: Double = 20, probeParallelism: Int = HostConfiguration.coreCount,
+                spotCheck: SpotCheckPolicy = .everyRun) {
         self.pluginDirectories = pluginDirectories
         self.cacheDirectory = cacheDirectory
         self.proberExecutable = proberExecutable
         self.probeTimeout = probeTimeout
         self.probeParallelism = max(1, probeParallelism)
+        self.spotCheck = spotCheck
     }
 
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// WAI_PLUGIN_PATH, WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_PROBER,
-    /// WAIHOST_PROBE_TIMEOUT, and the default plugin folders next to the executable.
+    /// WAIHOST_PROBE_TIMEOUT, WAIHOST_SPOT_CHECK (every, off, sample:N; an invalid value
+    /// keeps the default, every run), and the default plugin folders next to the executable.
     public static func fromEnvironment() -> HostConfiguration {
         let env = Environment.current
         let exe = executablePath()
@@ -49,7 +54,8 @@ public struct HostConfiguration: Sendable, Equatable {
         return HostConfiguration(pluginDirectories: dirs,
                                  cacheDirectory: defaultCacheDirectory(env),
                                  proberExecutable: defaultProber(env, executable: exe),
-                                 probeTimeout: timeout)
+                                 probeTimeout: timeout,
+                                 spotCheck: env["WAIHOST_SPOT_CHECK"].flatMap { try? SpotCheckPolicy(parsing: $0) } ?? .everyRun)
     }
 
     /// Built-in plugin folders, searched after WAI_PLUGIN_PATH when they exist:

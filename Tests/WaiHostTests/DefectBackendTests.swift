@@ -40,7 +40,7 @@ final class DefectBackendTests: XCTestCase {
         XCTAssertTrue(noLookup.reason.contains("unsupported: lookup"), noLookup.reason)
 
         let convs: Set<String> = ["conv2d", "conv_transpose2d"]
-        try assertRejected(row(.tileHalo), stages: [.scale], ops: convs)
+        try assertRejected(row(.tileHalo), stages: [.repetition, .scale], ops: convs)
         let index16 = try assertRejected(row(.index16), stages: [.scale], ops: ["requantize", "clamp", "lookup"])
         XCTAssertGreaterThan(index16?.index ?? 0, 65535 - 1, "first wrong where the 16-bit in-plane index wraps")
         let chunk = try assertRejected(row(.lastChunk), stages: [.scale], ops: ["requantize", "add", "clamp", "lookup"])
@@ -53,14 +53,27 @@ final class DefectBackendTests: XCTestCase {
         XCTAssertEqual(first?.run, 2, "right on the first run of a prepared graph only")
         let scratch = try assertRejected(row(.staticScratch), stages: [.repetition], ops: ["inverse_gdn"])
         XCTAssertGreaterThan(scratch?.run ?? 0, ProbeSuite.repetitionRounds, "wrong only when run concurrently")
-        try assertRejected(row(.raceLarge), stages: [.scale, .repetition], ops: ["conv2d"])
+        // A race shows only when its two threads overlap, which a loaded test machine may not
+        // let happen in one probe: each probe is a new trial, up to three.
+        var race = try row(.raceLarge)
+        for _ in 0..<2 where race.state == .accepted {
+            race = try XCTUnwrap(try probeAgain(.raceLarge).units.first)
+        }
+        try assertRejected(race, stages: [.scale, .repetition], ops: ["conv2d"])
         let low = try assertRejected(row(.reqLowBits), stages: [.semantics, .arithmetic, .parameters], ops: ["requantize"])
         XCTAssertTrue(low?.parameters?.contains("multiplier") ?? false, low?.parameters ?? "no parameters")
         let flips = try row(.bitFlips)
         XCTAssertEqual(flips.state, .rejected, flips.reason)
         XCTAssertNotNil(flips.mismatch, flips.reason)
 
-        XCTAssertEqual(Set(result.accepted.map(\.backend)), [DefectVariant.none.backendName, DefectVariant.noLookup.backendName])
+        XCTAssertEqual(Set(result.accepted.map(\.backend)).subtracting([DefectVariant.raceLarge.backendName]),
+                       [DefectVariant.none.backendName, DefectVariant.noLookup.backendName])
+    }
+
+    private func probeAgain(_ v: DefectVariant) throws -> ProbeResult {
+        let dir = try HostTestSupport.temporaryDirectory("defect-again")
+        try builder.installDefects([v], into: dir)
+        return try BackendHost(configuration: HostTestSupport.configuration(plugins: [dir], cache: nil, timeout: 600)).probe(fresh: true)
     }
 
     /// Per-op acceptance in dispatch: a graph without lookup may run on the unit that

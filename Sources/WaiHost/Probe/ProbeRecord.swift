@@ -187,6 +187,23 @@ public struct ProbeResult: Codable, Sendable, Equatable {
 }
 
 extension ProbeResult {
+    /// This result with unit `selector` rejected by `outcome` (a runtime demotion) and the
+    /// remaining accepted units ranked again in their order.
+    func demoting(_ selector: String, _ outcome: ProbeOutcome) -> ProbeResult {
+        var r = self
+        for i in r.units.indices where r.units[i].selector == selector {
+            r.units[i].state = outcome.state
+            r.units[i].stage = outcome.stage
+            r.units[i].reason = outcome.reason
+            r.units[i].mismatch = outcome.mismatch
+            r.units[i].rank = nil
+        }
+        let order = r.units.indices.filter { r.units[$0].state == .accepted }
+            .sorted { (r.units[$0].rank ?? Int.max) < (r.units[$1].rank ?? Int.max) }
+        for (k, i) in order.enumerated() { r.units[i].rank = k + 1 }
+        return r
+    }
+
     /// This result with the given units (selector → reason) turned `failed`: they failed at
     /// run time in this process, so dispatch must not choose them again.
     func markingFailed(_ failures: [String: String]) -> ProbeResult {
