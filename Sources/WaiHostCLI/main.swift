@@ -16,6 +16,7 @@ let commands: [Command.Type] = [
     KeygenCommand.self,
     VersionCommand.self,
     ProbeWorkerCommand.self,
+    ReplayCommand.self,
     RelayCommand.self,
     AuditCommand.self,
 ]
