@@ -29,6 +29,8 @@ public final class BackendHost: @unchecked Sendable {
     /// Draws the random interior windows of spot checks; seeded unpredictably per host, so
     /// a plugin cannot know which windows will be checked.
     private var windowRNG = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
+    /// The region engine's memory of each graph spot-checked lately (as many as prepared graphs).
+    private var windowCaches: [(graph: IntegerGraph, cache: WindowCache)] = []
 
     private struct PreparedEntry {
         var path: String
@@ -123,7 +125,15 @@ public final class BackendHost: @unchecked Sendable {
         }
         guard check else { return nil }
         var rng = SplitMix64(seed: seed)
-        guard var m = try SpotCheck.check(graph, inputs: inputs, outputs: outputs, graphName: "", rng: &rng) else {
+        let cache = lock.withLock { () -> WindowCache in
+            if let hit = windowCaches.first(where: { $0.graph == graph }) { return hit.cache }
+            let c = WindowCache()
+            windowCaches.append((graph, c))
+            if windowCaches.count > preparedLimit { windowCaches.removeFirst() }
+            return c
+        }
+        guard var m = try SpotCheck.check(graph, inputs: inputs, outputs: outputs, graphName: "", rng: &rng,
+                                          cache: cache) else {
             lock.withLock { checkedRuns[row.selector, default: 0] += 1 }
             return nil
         }

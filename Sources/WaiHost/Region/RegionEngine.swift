@@ -98,7 +98,8 @@ public enum RegionEngine {
 
     /// Window `window` of tensor `output`, computed from the graph's full inputs through the
     /// windows `requiredWindows` names, by the reference semantics.
-    public static func evaluate(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window) throws -> WindowValue {
+    public static func evaluate(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
+                                cache: WindowCache? = nil) throws -> WindowValue {
         try GraphStructure.validate(graph)
         try checkInputContract(graph, inputs)
         let need = requiredWindows(graph, output: output, window: window)
@@ -121,7 +122,7 @@ public enum RegionEngine {
             let spec = graph.tensors[node.output]
             let site = ReferenceSite(node: k, op: node.op.name, tensor: node.output, name: spec.name)
             values[node.output] = try WindowKernels.run(node.op, xs, inputShapes: node.inputs.map { graph.tensors[$0].shape },
-                                                        output: w, outputShape: spec.shape, site: site)
+                                                        output: w, outputShape: spec.shape, site: site, cache: cache)
         }
         guard let result = values[output] else {
             throw GraphError.graph(problem: "tensor \(output) is not computed by the graph")

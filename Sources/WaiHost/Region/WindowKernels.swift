@@ -5,7 +5,7 @@
 /// taking every position outside the input tensor as zero padding.
 enum WindowKernels {
     static func run(_ op: Op, _ xs: [WindowValue], inputShapes: [Shape], output w: Window, outputShape: Shape,
-                    site: ReferenceSite) throws -> WindowValue {
+                    site: ReferenceSite, cache: WindowCache?) throws -> WindowValue {
         let shape = Shape(outputShape.channels, w.rows.count, w.cols.count)
         func value(_ v: [Int32]) -> WindowValue { WindowValue(window: w, channels: outputShape.channels, values: v) }
         if w.isEmpty { return value([]) }
@@ -30,56 +30,120 @@ enum WindowKernels {
                                       channels: outputShape.channels, values: y)
             return value(covered.crop(w))
         case .conv2d(let p):
-            return value(try conv(xs[0], inputShapes[0], p, transposed: false, w, outputShape.channels, site: site))
+            return value(conv(xs[0], inputShapes[0], p, transposed: false, w, outputShape.channels,
+                              weights: cache?.weights(site.node) { reordered(p, false, inputShapes[0].channels, outputShape.channels) }
+                                  ?? reordered(p, false, inputShapes[0].channels, outputShape.channels)))
         case .convTranspose2d(let p):
-            return value(try conv(xs[0], inputShapes[0], p, transposed: true, w, outputShape.channels, site: site))
+            return value(conv(xs[0], inputShapes[0], p, transposed: true, w, outputShape.channels,
+                              weights: cache?.weights(site.node) { reordered(p, true, inputShapes[0].channels, outputShape.channels) }
+                                  ?? reordered(p, true, inputShapes[0].channels, outputShape.channels)))
         }
     }
 
     /// §4.1 y[o][i][j] = b[o] + Σ w[o][c][u][v]·x[c][i·s − pad + u][j·s − pad + v];
     /// §4.2 y[o][i][j] = b[o] + Σ { w[c][o][u][v]·x[c][a][b] : a·s − pad + u = i, b·s − pad + v = j }.
-    /// Sums in Int64, checked against int32 as the reference does per output.
+    ///
+    /// Spot checks run this on every decode, so it is laid out for speed: the input window
+    /// is copied channels-last and the weights to [o][tap][c], making the innermost loop a
+    /// contiguous dot product over input channels. It accumulates in Int32 with wrapping
+    /// operators because that is exact here: the certificate (§5) bounds every partial sum
+    /// of output channel o, in any order, inside S_o ⊂ int32, for inputs inside the
+    /// contract, which BackendHost.run checked and every window upstream reproduces.
+    /// The weights as [o][tap][c], Int32: contiguous over input channels.
+    static func reordered(_ p: ConvParams, _ transposed: Bool, _ cin: Int, _ cout: Int) -> [Int32] {
+        let taps = p.kernelH * p.kernelW
+        var wT = [Int32](repeating: 0, count: cout * taps * cin)
+        p.weights.withUnsafeBufferPointer { src in
+            wT.withUnsafeMutableBufferPointer { dst in
+                for o in 0..<cout {
+                    for t in 0..<taps {
+                        let row = (o * taps + t) * cin
+                        for c in 0..<cin {
+                            dst[row + c] = Int32(src[(transposed ? c * cout + o : o * cin + c) * taps + t])
+                        }
+                    }
+                }
+            }
+        }
+        return wT
+    }
+
     private static func conv(_ x: WindowValue, _ xShape: Shape, _ p: ConvParams, transposed: Bool, _ w: Window,
-                             _ cout: Int, site: ReferenceSite) throws -> [Int32] {
+                             _ cout: Int, weights wT: [Int32]) -> [Int32] {
         let cin = xShape.channels
         let (kh, kw, s, pad) = (p.kernelH, p.kernelW, p.stride, p.pad)
-        var y: [Int32] = []
-        y.reserveCapacity(cout * w.rows.count * w.cols.count)
-        // Taps that reach the input window, per output row and column.
-        func taps(_ out: Int, _ k: Int, _ window: Range<Int>) -> [(tap: Int, at: Int)] {
+        let taps = kh * kw
+        let (xr, xc) = (x.window.rows, x.window.cols)
+        let xPlane = xr.count * xc.count
+        // Taps that reach the input window, per output row and column: (tap, input row/col).
+        func reach(_ out: Int, _ k: Int, _ window: Range<Int>) -> [(Int, Int)] {
             var result: [(Int, Int)] = []
             for u in 0..<k {
+                let a: Int
                 if transposed {
                     let t = out + pad - u
                     guard t >= 0, t % s == 0 else { continue }
-                    let a = t / s
-                    if window.contains(a) { result.append((u, a)) }
+                    a = t / s
                 } else {
-                    let a = out * s - pad + u
-                    if window.contains(a) { result.append((u, a)) }
+                    a = out * s - pad + u
                 }
+                if window.contains(a) { result.append((u, a - window.lowerBound)) }
             }
             return result
         }
-        let rowTaps = w.rows.map { taps($0, kh, x.window.rows) }
-        let colTaps = w.cols.map { taps($0, kw, x.window.cols) }
-        for o in 0..<cout {
-            for (ri, _) in w.rows.enumerated() {
-                for (ci, _) in w.cols.enumerated() {
-                    var acc = Int64(p.bias[o])
-                    for c in 0..<cin {
-                        let base = transposed ? (c * cout + o) * kh : (o * cin + c) * kh
-                        for (u, a) in rowTaps[ri] {
-                            for (v, b) in colTaps[ci] {
-                                acc += Int64(p.weights[(base + u) * kw + v]) * Int64(x.at(c, a, b))
+        let rowTaps = w.rows.map { reach($0, kh, xr) }
+        let colTaps = w.cols.map { reach($0, kw, xc) }
+        // x channels-last: [position][c].
+        var xT = [Int32](repeating: 0, count: xPlane * cin)
+        x.values.withUnsafeBufferPointer { src in
+            xT.withUnsafeMutableBufferPointer { dst in
+                for c in 0..<cin { for q in 0..<xPlane { dst[q * cin + c] = src[c * xPlane + q] } }
+            }
+        }
+        var y = [Int32](repeating: 0, count: cout * w.rows.count * w.cols.count)
+        let outPlane = w.rows.count * w.cols.count
+        xT.withUnsafeBufferPointer { xp in
+            wT.withUnsafeBufferPointer { wp in
+                y.withUnsafeMutableBufferPointer { yp in
+                    var pairs: [(Int, Int)] = []   // (tap, input position) of one output position
+                    for ri in 0..<w.rows.count {
+                        for ci in 0..<w.cols.count {
+                            pairs.removeAll(keepingCapacity: true)
+                            for (u, a) in rowTaps[ri] { for (v, b) in colTaps[ci] { pairs.append((u * kw + v, a * xc.count + b)) } }
+                            for o in 0..<cout {
+                                var acc = p.bias[o]
+                                for (t, q) in pairs {
+                                    let wb = (o * taps + t) * cin, xb = q * cin
+                                    var c = 0
+                                    while c < cin {
+                                        acc = acc &+ wp[wb &+ c] &* xp[xb &+ c]
+                                        c &+= 1
+                                    }
+                                }
+                                yp[o * outPlane + ri * w.cols.count + ci] = acc
                             }
                         }
                     }
-                    let index = (o * w.rows.count + ri) * w.cols.count + ci
-                    y.append(Int32(try site.int32(acc, "b[o] + Σ w·x", index: index)))
                 }
             }
         }
         return y
+    }
+}
+
+/// Per-graph memory of the region engine: convolution weights reordered for the windowed
+/// kernels, by node index. One cache belongs to one graph (BackendHost keeps one per graph
+/// it spot-checks), so a node index names the same weights every time.
+public final class WindowCache: @unchecked Sendable {
+    private let lock = PluginLock()
+    private var reorderedWeights: [Int: [Int32]] = [:]
+
+    public init() {}
+
+    func weights(_ node: Int, _ make: () -> [Int32]) -> [Int32] {
+        if let w = lock.withLock({ reorderedWeights[node] }) { return w }
+        let w = make()
+        lock.withLock { reorderedWeights[node] = w }
+        return w
     }
 }

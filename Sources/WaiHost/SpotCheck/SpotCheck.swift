@@ -5,7 +5,7 @@
 /// returned.
 public enum SpotCheck {
     /// Rows and columns of each checked window (fewer where the tensor is smaller).
-    public static let windowSize = 8
+    public static let windowSize = 4
     /// Random windows per output, besides the corner.
     public static let interiorWindows = 2
 
@@ -23,7 +23,7 @@ public enum SpotCheck {
     /// The first difference in the checked windows, or nil when they all match.
     /// `graphName` and `stage` label the mismatch as a report shows it.
     public static func check(_ graph: IntegerGraph, inputs: [TensorValue], outputs: [TensorValue],
-                             graphName: String, rng: inout SplitMix64) throws -> ProbeMismatch? {
+                             graphName: String, rng: inout SplitMix64, cache: WindowCache? = nil) throws -> ProbeMismatch? {
         for (k, t) in graph.outputs.enumerated() where k < outputs.count {
             let got = outputs[k]
             let shape = graph.tensors[t].shape
@@ -33,7 +33,7 @@ public enum SpotCheck {
                                      parameters: "shape \(got.shape) returned, \(shape) expected")
             }
             for window in windows(shape, rng: &rng) {
-                let expected = try RegionEngine.evaluate(graph, inputs: inputs, output: t, window: window)
+                let expected = try RegionEngine.evaluate(graph, inputs: inputs, output: t, window: window, cache: cache)
                 let plane = shape.height * shape.width
                 for c in 0..<shape.channels {
                     for i in window.rows {
