@@ -122,6 +122,7 @@ public enum RegionEngine {
             let spec = graph.tensors[node.output]
             let site = ReferenceSite(node: k, op: node.op.name, tensor: node.output, name: spec.name)
             values[node.output] = try WindowKernels.run(node.op, xs, inputShapes: node.inputs.map { graph.tensors[$0].shape },
+                                                        narrowInput: graph.tensors[node.inputs[0]].storage == .narrow,
                                                         output: w, outputShape: spec.shape, site: site, cache: cache)
         }
         guard let result = values[output] else {

@@ -4,8 +4,8 @@
 /// reading only the input window (whose extent `requiredWindows` made sufficient) and
 /// taking every position outside the input tensor as zero padding.
 enum WindowKernels {
-    static func run(_ op: Op, _ xs: [WindowValue], inputShapes: [Shape], output w: Window, outputShape: Shape,
-                    site: ReferenceSite, cache: WindowCache?) throws -> WindowValue {
+    static func run(_ op: Op, _ xs: [WindowValue], inputShapes: [Shape], narrowInput: Bool, output w: Window,
+                    outputShape: Shape, site: ReferenceSite, cache: WindowCache?) throws -> WindowValue {
         let shape = Shape(outputShape.channels, w.rows.count, w.cols.count)
         func value(_ v: [Int32]) -> WindowValue { WindowValue(window: w, channels: outputShape.channels, values: v) }
         if w.isEmpty { return value([]) }
@@ -30,11 +30,11 @@ enum WindowKernels {
                                       channels: outputShape.channels, values: y)
             return value(covered.crop(w))
         case .conv2d(let p):
-            return value(conv(xs[0], inputShapes[0], p, transposed: false, w, outputShape.channels,
+            return value(conv(xs[0], inputShapes[0], p, transposed: false, narrow: narrowInput, w, outputShape.channels,
                               weights: cache?.weights(site.node) { reordered(p, false, inputShapes[0].channels, outputShape.channels) }
                                   ?? reordered(p, false, inputShapes[0].channels, outputShape.channels)))
         case .convTranspose2d(let p):
-            return value(conv(xs[0], inputShapes[0], p, transposed: true, w, outputShape.channels,
+            return value(conv(xs[0], inputShapes[0], p, transposed: true, narrow: narrowInput, w, outputShape.channels,
                               weights: cache?.weights(site.node) { reordered(p, true, inputShapes[0].channels, outputShape.channels) }
                                   ?? reordered(p, true, inputShapes[0].channels, outputShape.channels)))
         }
@@ -49,17 +49,17 @@ enum WindowKernels {
     /// operators because that is exact here: the certificate (§5) bounds every partial sum
     /// of output channel o, in any order, inside S_o ⊂ int32, for inputs inside the
     /// contract, which BackendHost.run checked and every window upstream reproduces.
-    /// The weights as [o][tap][c], Int32: contiguous over input channels.
-    static func reordered(_ p: ConvParams, _ transposed: Bool, _ cin: Int, _ cout: Int) -> [Int32] {
+    /// The weights as [o][tap][c]: contiguous over input channels.
+    static func reordered(_ p: ConvParams, _ transposed: Bool, _ cin: Int, _ cout: Int) -> [Int16] {
         let taps = p.kernelH * p.kernelW
-        var wT = [Int32](repeating: 0, count: cout * taps * cin)
+        var wT = [Int16](repeating: 0, count: cout * taps * cin)
         p.weights.withUnsafeBufferPointer { src in
             wT.withUnsafeMutableBufferPointer { dst in
                 for o in 0..<cout {
                     for t in 0..<taps {
                         let row = (o * taps + t) * cin
                         for c in 0..<cin {
-                            dst[row + c] = Int32(src[(transposed ? c * cout + o : o * cin + c) * taps + t])
+                            dst[row + c] = src[(transposed ? c * cout + o : o * cin + c) * taps + t]
                         }
                     }
                 }
@@ -68,8 +68,8 @@ enum WindowKernels {
         return wT
     }
 
-    private static func conv(_ x: WindowValue, _ xShape: Shape, _ p: ConvParams, transposed: Bool, _ w: Window,
-                             _ cout: Int, weights wT: [Int32]) -> [Int32] {
+    private static func conv(_ x: WindowValue, _ xShape: Shape, _ p: ConvParams, transposed: Bool, narrow: Bool,
+                             _ w: Window, _ cout: Int, weights wT: [Int16]) -> [Int32] {
         let cin = xShape.channels
         let (kh, kw, s, pad) = (p.kernelH, p.kernelW, p.stride, p.pad)
         let taps = kh * kw
@@ -93,13 +93,31 @@ enum WindowKernels {
         }
         let rowTaps = w.rows.map { reach($0, kh, xr) }
         let colTaps = w.cols.map { reach($0, kw, xc) }
-        // x channels-last: [position][c].
+        // x channels-last: [position][c]; a narrow tensor's values fit Int16 (§2), and
+        // Int16 × Int16 summed into Int32 is the multiply-add every x86-64 has (pmaddwd).
+        if narrow {
+            var xT = [Int16](repeating: 0, count: xPlane * cin)
+            x.values.withUnsafeBufferPointer { src in
+                xT.withUnsafeMutableBufferPointer { dst in
+                    for c in 0..<cin { for q in 0..<xPlane { dst[q * cin + c] = Int16(truncatingIfNeeded: src[c * xPlane + q]) } }
+                }
+            }
+            return accumulate(xT, wT, p, w, cin: cin, cout: cout, taps: taps, kw: kw, cols: xc.count,
+                              rowTaps: rowTaps, colTaps: colTaps)
+        }
         var xT = [Int32](repeating: 0, count: xPlane * cin)
         x.values.withUnsafeBufferPointer { src in
             xT.withUnsafeMutableBufferPointer { dst in
                 for c in 0..<cin { for q in 0..<xPlane { dst[q * cin + c] = src[c * xPlane + q] } }
             }
         }
+        return accumulate(xT, wT, p, w, cin: cin, cout: cout, taps: taps, kw: kw, cols: xc.count,
+                          rowTaps: rowTaps, colTaps: colTaps)
+    }
+
+    private static func accumulate<X: FixedWidthInteger & SignedInteger>(
+        _ xT: [X], _ wT: [Int16], _ p: ConvParams, _ w: Window, cin: Int, cout: Int, taps: Int, kw: Int, cols: Int,
+        rowTaps: [[(Int, Int)]], colTaps: [[(Int, Int)]]) -> [Int32] {
         var y = [Int32](repeating: 0, count: cout * w.rows.count * w.cols.count)
         let outPlane = w.rows.count * w.cols.count
         xT.withUnsafeBufferPointer { xp in
@@ -109,14 +127,14 @@ enum WindowKernels {
                     for ri in 0..<w.rows.count {
                         for ci in 0..<w.cols.count {
                             pairs.removeAll(keepingCapacity: true)
-                            for (u, a) in rowTaps[ri] { for (v, b) in colTaps[ci] { pairs.append((u * kw + v, a * xc.count + b)) } }
+                            for (u, a) in rowTaps[ri] { for (v, b) in colTaps[ci] { pairs.append((u * kw + v, a * cols + b)) } }
                             for o in 0..<cout {
                                 var acc = p.bias[o]
                                 for (t, q) in pairs {
                                     let wb = (o * taps + t) * cin, xb = q * cin
                                     var c = 0
                                     while c < cin {
-                                        acc = acc &+ wp[wb &+ c] &* xp[xb &+ c]
+                                        acc = acc &+ Int32(wp[wb &+ c]) &* Int32(truncatingIfNeeded: xp[xb &+ c])
                                         c &+= 1
                                     }
                                 }
@@ -136,11 +154,11 @@ enum WindowKernels {
 /// it spot-checks), so a node index names the same weights every time.
 public final class WindowCache: @unchecked Sendable {
     private let lock = PluginLock()
-    private var reorderedWeights: [Int: [Int32]] = [:]
+    private var reorderedWeights: [Int: [Int16]] = [:]
 
     public init() {}
 
-    func weights(_ node: Int, _ make: () -> [Int32]) -> [Int32] {
+    func weights(_ node: Int, _ make: () -> [Int16]) -> [Int16] {
         if let w = lock.withLock({ reorderedWeights[node] }) { return w }
         let w = make()
         lock.withLock { reorderedWeights[node] = w }
