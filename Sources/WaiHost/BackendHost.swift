@@ -26,6 +26,15 @@ public final class BackendHost: @unchecked Sendable {
     /// graph the unit cannot take): selector → reason. They are treated as `failed` for
     /// the rest of this host's life, until a new probe.
     private var runFailures: [String: String] = [:]
+    /// Spot-checked runs each unit passed in this host (selector → count), and every run
+    /// dispatched to it (for sampling).
+    private var checkedRuns: [String: Int] = [:]
+    private var dispatchedRuns: [String: Int] = [:]
+    /// Draws the random interior windows of spot checks; seeded unpredictably per host, so
+    /// a plugin cannot know which windows will be checked.
+    private var windowRNG = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
+    /// The region engine's memory of each graph spot-checked lately (as many as prepared graphs).
+    private var windowCaches: [(graph: IntegerGraph, cache: WindowCache)] = []
 
     private struct PreparedEntry {
         var path: String
@@ -48,6 +57,8 @@ public final class BackendHost: @unchecked Sendable {
             // Verdicts may have changed: drop graphs prepared under the old ones.
             prepared.removeAll()
             runFailures.removeAll()
+            checkedRuns.removeAll()
+            dispatchedRuns.removeAll()
         }
         return result
     }
@@ -71,12 +82,15 @@ public final class BackendHost: @unchecked Sendable {
         // made again without it, so the graph still runs — on the next accepted unit, or
         // on the reference interpreter — and the report says which unit failed and why.
         var failedHere: [String] = []
+        var demoted = false
         while true {
-            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }))
+            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }),
+                                               graph: graph)
             let fallback = failedHere.isEmpty ? nil : failedHere.joined(separator: "; ")
+            let fallbackKind: DispatchKind = demoted ? .unitDemoted : .unitFailed
             switch choice {
             case let .reference(kind, reason):
-                return try runOnReference(graph, inputs, fallback == nil ? kind : .unitFailed,
+                return try runOnReference(graph, inputs, fallback == nil ? kind : fallbackKind,
                                           reason: fallback.map { "\($0); \(reason)" } ?? reason)
             case let .unit(row, kind, reason):
                 let outputs: [TensorValue]
@@ -91,11 +105,68 @@ public final class BackendHost: @unchecked Sendable {
                     failedHere.append(why)
                     continue
                 }
+                // The wrong bytes of a unit that fails its spot check are never returned:
+                // the unit is demoted and the graph runs again on the next choice.
+                if let why = try spotCheck(row, graph: graph, inputs: inputs, outputs: outputs) {
+                    failedHere.append(why)
+                    demoted = true
+                    continue
+                }
                 return (outputs, RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
-                                           dispatch: (fallback == nil ? kind : .unitFailed).rawValue,
+                                           dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
                                            reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank))
             }
         }
+    }
+
+    /// Applies the spot-check policy to one run on `row`; on a mismatch demotes the unit
+    /// and returns the evidence as a sentence, nil when the run passed or was not checked.
+    private func spotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue],
+                           outputs: [TensorValue]) throws -> String? {
+        let (check, seed) = lock.withLock { () -> (Bool, UInt64) in
+            let n = dispatchedRuns[row.selector, default: 0]
+            dispatchedRuns[row.selector] = n + 1
+            return (configuration.spotCheck.checks(run: n), windowRNG.next())
+        }
+        guard check else { return nil }
+        var rng = SplitMix64(seed: seed)
+        let cache = lock.withLock { () -> WindowCache in
+            if let hit = windowCaches.first(where: { $0.graph == graph }) { return hit.cache }
+            let c = WindowCache()
+            windowCaches.append((graph, c))
+            if windowCaches.count > preparedLimit { windowCaches.removeFirst() }
+            return c
+        }
+        guard var m = try SpotCheck.check(graph, inputs: inputs, outputs: outputs, graphName: "", rng: &rng,
+                                          cache: cache) else {
+            lock.withLock { checkedRuns[row.selector, default: 0] += 1 }
+            return nil
+        }
+        m.runsPassed = lock.withLock { checkedRuns[row.selector, default: 0] }
+        m.graph = GraphIdentity.name(graph)   // only now: hashing a model's weights is not free
+        let why = "\(row.selector) demoted by a spot check: \(m.description)"
+        demote(row, mismatch: m, reason: why)
+        return why
+    }
+
+    /// Marks the unit rejected at stage runtime in this host's probe result and in the
+    /// probe cache, so it stays rejected (and shows so in `waihost probe`) until re-probed.
+    private func demote(_ row: UnitProbeRecord, mismatch: ProbeMismatch, reason: String) {
+        let outcome = ProbeOutcome(state: .rejected, stage: SpotCheck.stage, reason: reason, mismatch: mismatch,
+                                   coverage: row.coverage)
+        lock.withLock {
+            guard var result = probeResult else { return }
+            result = result.demoting(row.selector, outcome)
+            probeResult = result
+            prepared.removeAll { $0.path == row.path && $0.unit == row.index }
+        }
+        guard let dir = configuration.cacheDirectory, let sha = row.pluginSHA256, let index = row.index,
+              let kind = UnitKind(rawValue: row.unit) else { return }
+        let key = ProbeCache.key(pluginSHA256: sha, unit: UnitInfo(index: index, kind: kind, device: row.device,
+                                                                    driver: row.driver, narrowStorage: true))
+        ProbeCache(directory: dir).store([key: ProbeCache.Entry(outcome: outcome, speed: row.speed, backend: row.backend,
+                                                                device: row.device, driver: row.driver)],
+                                         warn: { _ in })
     }
 
     private func runOnReference(_ graph: IntegerGraph, _ inputs: [TensorValue], _ kind: DispatchKind,

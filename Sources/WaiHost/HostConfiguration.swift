@@ -28,16 +28,20 @@ public struct HostConfiguration: Sendable, Equatable {
     /// How many plugins are probed at once (units of one plugin one after another, in its
     /// one worker).
     public var probeParallelism: Int
+    /// How often runs on plugin units are spot-checked against the reference (docs/probe.md §7).
+    public var spotCheck: SpotCheckPolicy
 
     public init(pluginDirectories: [String], cacheDirectory: String?, unitWorker: String?,
                 probeTimeout: Double = 20, runTimeout: Double = 120,
-                probeParallelism: Int = HostConfiguration.coreCount) {
+                probeParallelism: Int = HostConfiguration.coreCount,
+                spotCheck: SpotCheckPolicy = .everyRun) {
         self.pluginDirectories = pluginDirectories
         self.cacheDirectory = cacheDirectory
         self.unitWorkerExecutable = unitWorker
         self.probeTimeout = probeTimeout
         self.runTimeout = runTimeout
         self.probeParallelism = max(1, probeParallelism)
+        self.spotCheck = spotCheck
     }
 
     /// The same, under the name the worker had before it became its own executable.
@@ -58,7 +62,8 @@ public struct HostConfiguration: Sendable, Equatable {
     public static let unitWorkerName = "waihost-unit-worker"
 
     /// WAI_PLUGIN_PATH, WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_UNIT_WORKER,
-    /// WAIHOST_PROBE_TIMEOUT, WAIHOST_RUN_TIMEOUT, and the default plugin folders next to
+    /// WAIHOST_PROBE_TIMEOUT, WAIHOST_RUN_TIMEOUT, WAIHOST_SPOT_CHECK (every, off, sample:N;
+    /// an invalid value keeps the default, every run), and the default plugin folders next to
     /// the executable.
     public static func fromEnvironment() -> HostConfiguration {
         let env = Environment.current
@@ -75,7 +80,8 @@ public struct HostConfiguration: Sendable, Equatable {
                                  cacheDirectory: defaultCacheDirectory(env),
                                  unitWorker: defaultUnitWorker(env, executable: exe, library: libraryPath()),
                                  probeTimeout: seconds("WAIHOST_PROBE_TIMEOUT", 20),
-                                 runTimeout: seconds("WAIHOST_RUN_TIMEOUT", 120))
+                                 runTimeout: seconds("WAIHOST_RUN_TIMEOUT", 120),
+                                 spotCheck: env["WAIHOST_SPOT_CHECK"].flatMap { try? SpotCheckPolicy(parsing: $0) } ?? .everyRun)
     }
 
     /// Built-in plugin folders, searched after WAI_PLUGIN_PATH when they exist:

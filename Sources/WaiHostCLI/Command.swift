@@ -52,12 +52,19 @@ struct ArgumentCursor {
 /// Flags every host-using command shares.
 struct HostOptions {
     var pluginDirectories: [String] = []
+    var spotCheck: SpotCheckPolicy?
 
     /// Handles `--plugin-dir DIR`; false when `flag` is not one of these.
     mutating func parse(_ flag: String, _ args: inout ArgumentCursor) throws -> Bool {
         switch flag {
         case "--plugin-dir":
             pluginDirectories.append(try args.value(for: flag))
+            return true
+        case "--spot-check":
+            let text = try args.value(for: flag)
+            do { spotCheck = try SpotCheckPolicy(parsing: text) } catch {
+                throw UsageError(message: "\(error)")
+            }
             return true
         default:
             return false
@@ -68,12 +75,15 @@ struct HostOptions {
     func configuration() -> HostConfiguration {
         var c = HostConfiguration.fromEnvironment()
         if !pluginDirectories.isEmpty { c.pluginDirectories = pluginDirectories }
+        if let spotCheck { c.spotCheck = spotCheck }
         return c
     }
 
     static let help = """
           --plugin-dir DIR   search only DIR for plugins (repeatable); replaces
                              WAI_PLUGIN_PATH and the built-in plugins.d folders
+          --spot-check P     every (default), off or sample:N: how often runs on a plugin
+                             unit are checked against the reference (docs/probe.md §7)
         """
 }
 

@@ -4,7 +4,7 @@ enum ProbeCommand: Command {
     static let name = "probe"
     static let summary = "list every backend unit, probe its exactness and rank the ones that pass"
     static let help = """
-        usage: waihost probe [--json] [--fresh] [--quiet] [--plugin-dir DIR]...
+        usage: waihost probe [--json] [--fresh] [--quiet] [--dump DIR] [--plugin-dir DIR]...
 
         Loads every backend in the plugin folders (docs/cli.md, "Plugin search order"),
         runs the exactness probe on every unit it offers in a separate process with a
@@ -16,6 +16,10 @@ enum ProbeCommand: Command {
           --json             print one JSON object with a "units" array instead
           --fresh            ignore cached verdicts and probe every unit again
           --quiet            no progress lines on stderr
+          --dump DIR         write each rejected unit's failing probe graph into DIR as
+                             BACKEND_INDEX_GRAPH.whm with its inputs and the reference's
+                             outputs (.input<k>.i32, .expected<k>.i32); replay one with
+                             `waihost replay DIR/CASE.whm --plugin PLUGIN.so`
         \(HostOptions.help)
 
         Exit status: 0 when the probe ran (whatever the verdicts), 1 on an error,
@@ -24,6 +28,7 @@ enum ProbeCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var json = false, fresh = false, quiet = false
+        var dump: String?
         var options = HostOptions()
         var args = ArgumentCursor(arguments)
         while let a = args.next() {
@@ -31,6 +36,7 @@ enum ProbeCommand: Command {
             case "--json": json = true
             case "--fresh": fresh = true
             case "--quiet": quiet = true
+            case "--dump": dump = try args.value(for: a)
             default:
                 guard try options.parse(a, &args) else { throw UsageError(message: "unknown argument \(a)") }
             }
@@ -38,12 +44,26 @@ enum ProbeCommand: Command {
         let host = BackendHost(configuration: options.configuration())
         let result = try host.probe(fresh: fresh, progress: quiet ? nil : { Output.err($0) })
         for w in result.warnings { Output.err("warning: \(w)") }
+        if let dump { try write(result, into: dump) }
         if json {
             Output.out(try JSON.text(result))
         } else {
             Output.out(table(result))
         }
         return ExitCode.ok
+    }
+
+    /// Rebuilds each rejected unit's failing graph from the (deterministic) suite and writes it.
+    static func write(_ result: ProbeResult, into dir: String) throws {
+        for u in result.units where u.state == .rejected {
+            guard let m = u.mismatch else { continue }
+            guard let c = try ProbeDump.probeCase(for: m) else {
+                Output.err("\(u.selector): graph \(m.graph) of stage \(m.stage) is not a probe graph; nothing dumped")
+                continue
+            }
+            let path = try ProbeDump.write(c, prefix: "\(u.backend)_\(u.index ?? 0)_", directory: dir)
+            Output.err("\(u.selector): wrote \(path)")
+        }
     }
 
     static func table(_ result: ProbeResult) -> String {

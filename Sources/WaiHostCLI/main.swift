@@ -15,6 +15,7 @@ let commands: [Command.Type] = [
     SealCommand.self,
     KeygenCommand.self,
     VersionCommand.self,
+    ReplayCommand.self,
     RelayCommand.self,
     AuditCommand.self,
 ]

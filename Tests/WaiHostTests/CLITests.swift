@@ -20,6 +20,9 @@ final class CLITests: XCTestCase {
         // Tests never touch the user's cache or plugin folders unless they say so.
         environment["WAIHOST_CACHE_DIR"] = try HostTestSupport.temporaryDirectory("cli-cache")
         environment["WAI_PLUGIN_PATH"] = nil
+        // A debug-built probe worker takes tens of seconds over the whole suite (its 2^24-element
+        // plane above all); the default 20 s limit is for release builds.
+        environment["WAIHOST_PROBE_TIMEOUT"] = "600"
         for (k, v) in env { environment[k] = v }
         p.environment = environment
         let out = Pipe(), err = Pipe()

@@ -14,7 +14,8 @@ final class ProbeTests: XCTestCase {
     // MARK: - the suite
 
     func testStagesInOrder() {
-        XCTAssertEqual(ProbeStage.allCases.map(\.rawValue), ["semantics", "arithmetic", "widths", "decode"])
+        XCTAssertEqual(ProbeStage.allCases.map(\.rawValue),
+                       ["semantics", "arithmetic", "widths", "parameters", "channels", "decode", "repetition", "scale"])
     }
 
     func testEveryStageBuildsVerifiesAndIsDeterministic() throws {

@@ -245,6 +245,9 @@ final class VulkanBackendTests: XCTestCase {
         var env = ProcessInfo.processInfo.environment
         env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache")
         env["WAI_PLUGIN_PATH"] = nil
+        // A debug-built probe worker takes tens of seconds over the whole suite; the
+        // default 20 s limit is for release builds.
+        env["WAIHOST_PROBE_TIMEOUT"] = "600"
         p.environment = env
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err

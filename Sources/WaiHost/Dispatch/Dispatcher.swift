@@ -5,17 +5,24 @@ public enum DispatchChoice: Equatable, Sendable {
 }
 
 /// Turns a selection and a probe result into a choice. Only accepted units are ever
-/// chosen (invariant 1); a forced unit that did not pass is replaced by the best accepted
-/// unit, or the reference interpreter, and the report says so with the probe's reason.
+/// chosen (invariant 1), and for a given graph only units accepted for every op it holds
+/// (docs/probe.md §2, "Per-op acceptance"); a forced unit that did not pass is replaced by
+/// the best accepted unit, or the reference interpreter, and the report says so with the
+/// probe's reason.
 public enum Dispatcher {
-    public static func choose(_ selection: UnitSelection, in probe: ProbeResult) throws -> DispatchChoice {
-        let accepted = probe.accepted
+    public static func choose(_ selection: UnitSelection, in probe: ProbeResult,
+                              graph: IntegerGraph? = nil) throws -> DispatchChoice {
+        let all = probe.accepted
+        let accepted = graph.map { g in all.filter { $0.coverage?.refusal(for: g) == nil } } ?? all
         let unitRows = probe.units.filter { $0.index != nil }
         switch selection {
         case .reference:
             return .reference(.forced, reason: "the reference interpreter was requested")
         case .best:
             guard let first = accepted.first else {
+                if let g = graph, let best = all.first, let r = best.coverage?.refusal(for: g) {
+                    return .reference(.noAcceptedUnit, reason: "no accepted unit can run this graph (\(best.selector): \(r)); the reference interpreter runs the graph")
+                }
                 return .reference(.noAcceptedUnit, reason: noAcceptedReason(probe))
             }
             return .unit(first, .rankedFirst, reason: rankedReason(first, of: accepted.count))
@@ -28,7 +35,10 @@ public enum Dispatcher {
                 return .unit(chosen, .forced, reason: "\(chosen.selector) was requested (\(selection)); rank \(chosen.rank ?? 0) of \(accepted.count)")
             }
             let refused = matching[0]
-            let why = "\(selection) was requested, but \(refused.selector) is \(refused.state.rawValue): \(refused.reason)"
+            var why = "\(selection) was requested, but \(refused.selector) is \(refused.state.rawValue): \(refused.reason)"
+            if refused.state == .accepted, let g = graph, let r = refused.coverage?.refusal(for: g) {
+                why = "\(selection) was requested, but \(refused.selector) cannot run this graph: \(r)"
+            }
             if let best = accepted.first {
                 return .unit(best, .dispatchUnitInexact, reason: "\(why); running on \(best.selector), rank 1 of accepted units, instead")
             }

@@ -29,4 +29,8 @@ public enum DispatchKind: String, Sendable {
     /// The chosen unit failed while preparing or running the graph (device lost, out of
     /// memory, a graph it cannot take); it is marked failed and the graph ran elsewhere.
     case unitFailed = "dispatch_unit_failed"
+    /// A spot check found the chosen unit's output wrong: its bytes were dropped, the unit
+    /// is demoted to rejected (stage runtime, persisted in the probe cache) and the graph
+    /// ran elsewhere; the reason carries the evidence.
+    case unitDemoted = "dispatch_unit_demoted"
 }

@@ -51,7 +51,7 @@ public final class PreparedGraph: @unchecked Sendable {
         for output in outputSpecs {
             let count = output.spec.shape.count
             let b = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
-            b.initialize(repeating: Self.sentinel(outside: output.spec.interval))
+            b.initialize(repeating: OutputSentinel.value(outside: output.spec.interval))
             buffers.append(b)
             outTensors.append(Self.tensor(index: output.index, buffer: b, count: count))
         }
@@ -102,11 +102,5 @@ public final class PreparedGraph: @unchecked Sendable {
         t.data = buffer.baseAddress
         t.count = count
         return t
-    }
-
-    static func sentinel(outside interval: Interval) -> Int32 {
-        if interval.hi < Int64(Int32.max) { return Int32(interval.hi + 1) }
-        if interval.lo > Int64(Int32.min) { return Int32(interval.lo - 1) }
-        return Int32(bitPattern: 0x5A5A_5A5A)
     }
 }

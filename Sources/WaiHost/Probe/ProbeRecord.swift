@@ -18,17 +18,82 @@ public struct ProbeMismatch: Codable, Sendable, Equatable, CustomStringConvertib
     public var x: Int
     public var expected: Int32
     public var got: Int32
+    /// The op's parameters and shapes ("kernel 3×3, stride 1, pad 1; x 2×3×4103 → y 3×3×4103"),
+    /// so a plugin author can rebuild the failing case.
+    public var parameters: String?
+    /// True when `got` is the sentinel the host pre-filled the output with: the unit never
+    /// wrote this element (docs/probe.md §2).
+    public var unwritten: Bool?
+    /// Which run of one prepared graph differed (1 = the first), when it was run more than once.
+    public var run: Int?
+    /// Runtime demotions: how many spot-checked runs the unit had passed before this one.
+    public var runsPassed: Int?
 
     public init(stage: String, graph: String, op: String, node: Int, tensor: String, index: Int,
-                channel: Int, y: Int, x: Int, expected: Int32, got: Int32) {
+                channel: Int, y: Int, x: Int, expected: Int32, got: Int32, parameters: String? = nil,
+                unwritten: Bool? = nil, run: Int? = nil, runsPassed: Int? = nil) {
         self.stage = stage; self.graph = graph; self.op = op; self.node = node; self.tensor = tensor
         self.index = index; self.channel = channel; self.y = y; self.x = x
-        self.expected = expected; self.got = got
+        self.expected = expected; self.got = got; self.parameters = parameters
+        self.unwritten = unwritten; self.run = run; self.runsPassed = runsPassed
     }
 
     public var description: String {
-        "stage \(stage), graph \(graph): \(op) (node \(node)) tensor \(tensor) index \(index) (c \(channel), y \(y), x \(x)): expected \(expected), got \(got)"
+        let value = unwritten == true ? "expected \(expected), got \(got), the host's pre-filled sentinel: unwritten (the unit never wrote this element)"
+                                      : "expected \(expected), got \(got)"
+        var text = "stage \(stage), graph \(graph): \(op) (node \(node)) tensor \(tensor) index \(index) (c \(channel), y \(y), x \(x)): \(value)"
+        if let run { text += "; run \(run) of one prepared graph" }
+        if let runsPassed { text += "; after \(runsPassed) spot-checked run\(runsPassed == 1 ? "" : "s") passed" }
+        if let parameters { text += " [\(op): \(parameters)]" }
+        return text
     }
+
+    enum CodingKeys: String, CodingKey {
+        case stage, graph, op, node, tensor, index, channel, y, x, expected, got, parameters, unwritten, run,
+             runsPassed = "runs_passed"
+    }
+}
+
+/// Which ops (and storage widths of their inputs) a unit was found exact on, and which it
+/// refused as `unsupported` (docs/probe.md §2, "Per-op acceptance"). Dispatch sends a graph
+/// only to a unit whose coverage holds every op of the graph.
+public struct ProbeCoverage: Codable, Sendable, Equatable {
+    public struct OpWidths: Codable, Sendable, Equatable {
+        public var op: String
+        /// Storage widths (16, 32) of the op's first input on the graphs it was exact on.
+        public var widths: [Int]
+        public init(op: String, widths: [Int]) { self.op = op; self.widths = widths }
+    }
+
+    public var exact: [OpWidths]
+    public var unsupported: [String]
+    /// The largest tensor (elements) the unit ran without running out of memory, when it
+    /// ran out on a larger probe graph; nil when it never did.
+    public var maxElements: Int?
+
+    public init(exact: [OpWidths], unsupported: [String], maxElements: Int? = nil) {
+        self.exact = exact; self.unsupported = unsupported; self.maxElements = maxElements
+    }
+
+    /// Why this coverage does not hold `graph` (an op it is not exact on, a tensor past its
+    /// memory), or nil when the unit may run it.
+    public func refusal(for graph: IntegerGraph) -> String? {
+        let have = Set(exact.map(\.op))
+        var missing: [String] = []
+        for n in graph.nodes where !have.contains(n.op.name) && !missing.contains(n.op.name) { missing.append(n.op.name) }
+        if !missing.isEmpty {
+            return "it is not accepted for \(missing.joined(separator: ", "))"
+                + (missing.contains(where: unsupported.contains) ? " (unsupported)" : "")
+        }
+        if let limit = maxElements, Self.largestTensor(graph) > limit {
+            return "the graph has a tensor of \(Self.largestTensor(graph)) elements; it ran out of memory above \(limit)"
+        }
+        return nil
+    }
+
+    static func largestTensor(_ graph: IntegerGraph) -> Int { graph.tensors.map(\.shape.count).max() ?? 0 }
+
+    enum CodingKeys: String, CodingKey { case exact, unsupported, maxElements = "max_elements" }
 }
 
 /// Speed on the calibration graph, measured in the probe worker after the unit passed.
@@ -73,6 +138,9 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     public var stage: String?
     public var mismatch: ProbeMismatch?
     public var speed: ProbeSpeed?
+    /// Which ops the unit is exact on and which it refused; nil on rows of an older host
+    /// (read as every op).
+    public var coverage: ProbeCoverage?
     /// True when the exactness outcome and speed came from the probe cache.
     public var cached: Bool
 
@@ -91,7 +159,7 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case backend, path, backendVersion = "backend_version", pluginSHA256 = "plugin_sha256", device, unit, index, driver, state,
-             rank, reason, stage, mismatch, speed, cached
+             rank, reason, stage, mismatch, speed, coverage, cached
     }
 }
 
@@ -119,6 +187,23 @@ public struct ProbeResult: Codable, Sendable, Equatable {
 }
 
 extension ProbeResult {
+    /// This result with unit `selector` rejected by `outcome` (a runtime demotion) and the
+    /// remaining accepted units ranked again in their order.
+    func demoting(_ selector: String, _ outcome: ProbeOutcome) -> ProbeResult {
+        var r = self
+        for i in r.units.indices where r.units[i].selector == selector {
+            r.units[i].state = outcome.state
+            r.units[i].stage = outcome.stage
+            r.units[i].reason = outcome.reason
+            r.units[i].mismatch = outcome.mismatch
+            r.units[i].rank = nil
+        }
+        let order = r.units.indices.filter { r.units[$0].state == .accepted }
+            .sorted { (r.units[$0].rank ?? Int.max) < (r.units[$1].rank ?? Int.max) }
+        for (k, i) in order.enumerated() { r.units[i].rank = k + 1 }
+        return r
+    }
+
     /// This result with the given units (selector → reason) turned `failed`: they failed at
     /// run time in this process, so dispatch must not choose them again.
     func markingFailed(_ failures: [String: String]) -> ProbeResult {

@@ -146,9 +146,10 @@ struct ProbeRunner {
             return ProbeOutcome(state: .failed, reason: "\(error)")
         }
         do {
-            return try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") }) { graph, inputs in
-                try u.prepare(graph).run(inputs)
-            }
+            // Through the unit itself, so the repetition stage prepares once and runs many
+            // times, and runs prepared graphs concurrently, in the worker (docs/probe.md §2).
+            return try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") },
+                                          unit: u)
         } catch {
             return ProbeOutcome(state: .failed, reason: "\(error)")
         }
@@ -219,6 +220,7 @@ struct ProbeRunner {
         row.stage = outcome.stage
         row.reason = outcome.reason
         row.mismatch = outcome.mismatch
+        row.coverage = outcome.coverage
     }
 
     private func failedRow(path: String, reason: String) -> UnitProbeRecord {

@@ -1,7 +1,10 @@
 /// The exactness probe's stages, in the order they run (docs/probe.md). The raw values
 /// appear in reports and JSON.
 public enum ProbeStage: String, CaseIterable, Codable, Sendable {
-    case semantics, arithmetic, widths, decode
+    case semantics, arithmetic, widths, parameters, channels, decode, repetition, scale
+
+    /// The stages whose `repeated` cases the repetition stage runs again.
+    static let repeatedFrom: [ProbeStage] = [.channels, .decode, .scale]
 }
 
 /// One probe graph with fixed inputs. Every tensor a node writes is a graph output (unless
@@ -10,9 +13,12 @@ public struct ProbeCase: Sendable {
     public var name: String
     public var graph: IntegerGraph
     public var inputs: [TensorValue]
+    /// Run again by the repetition stage: several times on one prepared graph, interleaved
+    /// with the other repeated graphs, and concurrently with them.
+    public var repeated: Bool
 
-    public init(name: String, graph: IntegerGraph, inputs: [TensorValue]) {
-        self.name = name; self.graph = graph; self.inputs = inputs
+    public init(name: String, graph: IntegerGraph, inputs: [TensorValue], repeated: Bool = false) {
+        self.name = name; self.graph = graph; self.inputs = inputs; self.repeated = repeated
     }
 
     /// The same graph with every node's output marked as a graph output, in node order.
@@ -27,7 +33,12 @@ public struct ProbeCase: Sendable {
 public enum ProbeSuite {
     /// Part of the probe cache key: change it whenever a graph, an input or a comparison
     /// changes, so cached verdicts of the old suite are not reused.
-    public static let version = "2"
+    public static let version = "3"
+
+    /// Interleaved runs of each repeated graph on one prepared graph, then rounds of all
+    /// repeated graphs at once on separate threads (docs/probe.md `repetition`).
+    static let repetitionRounds = 3
+    static let concurrentRounds = 3
 
     /// The graphs of one stage.
     public static func cases(_ stage: ProbeStage) throws -> [ProbeCase] {
@@ -35,6 +46,12 @@ public enum ProbeSuite {
         case .semantics: return try SemanticsCases.all()
         case .arithmetic: return try ArithmeticCases.all()
         case .widths: return try WidthCases.all()
+        case .parameters: return try ParameterCases.all()
+        case .channels: return try ChannelCases.all()
+        case .scale: return try ScaleCases.all()
+        case .repetition:
+            // Built from the repeated cases of ProbeStage.repeatedFrom by the session.
+            return try ProbeStage.repeatedFrom.flatMap { try cases($0) }.filter(\.repeated)
         case .decode:
             // The synthesis-shaped vector, then a whole wai.neural.int_hyper decode: its two
             // graph runs (h_s on the entropy-decoded z, g_s on the decoded y). Entropy
@@ -42,8 +59,16 @@ public enum ProbeSuite {
             let intHyper = try IntHyperProbeVector.shared().graphs.map {
                 ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs)
             }
-            return [try DecodeVector.builtIn()] + intHyper
+            var cases = [try DecodeVector.builtIn()] + intHyper
+            for i in cases.indices where cases[i].name == "int_hyper_g_s" { cases[i].repeated = true }
+            return cases
         }
+    }
+
+    /// A small graph of `op` alone (the first of the arithmetic stage), run to find out
+    /// which op of a refused graph the unit does not support.
+    static func opSample(_ op: String) throws -> ProbeCase? {
+        try ArithmeticCases.all().first { c in c.graph.nodes.allSatisfy { $0.op.name == op } }
     }
 
     /// The graph accepted units are timed on for ranking: a synthesis transform like the

@@ -54,7 +54,7 @@ public final class WorkerPreparedGraph: PreparedGraphRun, @unchecked Sendable {
         self.what = what; self.timeout = timeout
         inputShapes = graph.inputs.map { graph.tensors[$0].shape }
         outputShapes = graph.outputs.map { graph.tensors[$0].shape }
-        sentinels = graph.outputs.map { PreparedGraph.sentinel(outside: graph.tensors[$0].interval) }
+        sentinels = graph.outputs.map { OutputSentinel.value(outside: graph.tensors[$0].interval) }
     }
 
     deinit {

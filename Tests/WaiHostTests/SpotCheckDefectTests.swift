@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+@testable import WaiHost
+
+/// Spot checks on real runs (docs/probe.md §7): a unit that passes the probe and goes wrong
+/// later (defect-after-runs: after 300 runs of one prepared graph) is caught on the first
+/// wrong run; its bytes are never returned, the run is redone on the reference, and the
+/// unit is demoted, in this host and in the probe cache.
+final class SpotCheckDefectTests: XCTestCase {
+    override class func tearDown() {
+        CPluginBuilder.shared.removeDefects()
+        HostTestSupport.removeTemporaryDirectories()
+        super.tearDown()
+    }
+
+    func testAUnitThatGoesWrongAfterHundredsOfRunsIsDemotedAndItsBytesNeverReturned() throws {
+        let dir = try HostTestSupport.temporaryDirectory("after-runs")
+        let cache = try HostTestSupport.temporaryDirectory("after-runs-cache")
+        try CPluginBuilder.shared.installDefects([.afterRuns], into: dir)
+        let configuration = HostTestSupport.configuration(plugins: [dir], cache: cache, timeout: 600)
+        let host = BackendHost(configuration: configuration)
+        XCTAssertEqual(try host.probe(fresh: true).accepted.map(\.backend), ["defect-after-runs"],
+                       "right for its first 300 runs, so the probe accepts it")
+
+        // 13 columns: each row ends in a partial vector of 5.
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(2, 11, 13), storage: .wide, interval: Interval(lo: -100_000, hi: 100_000))
+        let y = try b.clamp(x, lo: -70_000, hi: 90_000, name: "y")
+        let graph = try b.build(outputs: [y])
+        var rng = SplitMix64(seed: 0xAF7E)
+        var demotion: RunReport?
+        for run in 1...302 {
+            let input = TensorValue(shape: Shape(2, 11, 13), values: (0..<286).map { _ in rng.int32(-100_000, 100_000) })
+            let (outputs, report) = try host.run(graph, inputs: [input], on: .best)
+            XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: [input]), "run \(run): never wrong bytes")
+            if run <= 300 {
+                XCTAssertEqual(report.backend, "defect-after-runs", "run \(run)")
+                XCTAssertEqual(report.dispatch, "ranked_first", "run \(run)")
+            } else if demotion == nil {
+                demotion = report
+            } else {
+                XCTAssertEqual(report.backend, "reference", "run \(run): the demoted unit is not chosen again")
+                XCTAssertEqual(report.dispatch, "no_accepted_unit")
+            }
+        }
+        let r = try XCTUnwrap(demotion)
+        XCTAssertEqual(r.dispatch, "dispatch_unit_demoted")
+        XCTAssertEqual(r.backend, "reference")
+        XCTAssertTrue(r.reason.contains("defect-after-runs:0 demoted by a spot check"), r.reason)
+        XCTAssertTrue(r.reason.contains("tensor y"), r.reason)
+        XCTAssertTrue(r.reason.contains("after 300 spot-checked runs passed"), r.reason)
+
+        // The demotion is in the probe cache: a new host, probing without --fresh, sees it.
+        let again = try BackendHost(configuration: configuration).probe()
+        let row = try XCTUnwrap(again.units.first)
+        XCTAssertTrue(row.cached)
+        XCTAssertEqual(row.state, .rejected)
+        XCTAssertEqual(row.stage, "runtime")
+        let m = try XCTUnwrap(row.mismatch)
+        XCTAssertEqual(m.runsPassed, 300)
+        XCTAssertEqual(m.tensor, "y")
+        XCTAssertNotEqual(m.expected, m.got)
+        XCTAssertGreaterThanOrEqual(m.x, 8, "in the row's last partial vector of 8")
+    }
+
+    func testPolicyParsing() throws {
+        XCTAssertEqual(try SpotCheckPolicy(parsing: "every"), .everyRun)
+        XCTAssertEqual(try SpotCheckPolicy(parsing: "off"), .off)
+        XCTAssertEqual(try SpotCheckPolicy(parsing: "sample:10"), .sampled(every: 10))
+        XCTAssertEqual(try SpotCheckPolicy(parsing: "sample:1"), .everyRun)
+        XCTAssertThrowsError(try SpotCheckPolicy(parsing: "sample:0"))
+        XCTAssertThrowsError(try SpotCheckPolicy(parsing: "sometimes")) { e in
+            XCTAssertTrue("\(e)".contains("every, off or sample:N"), "\(e)")
+        }
+        XCTAssertEqual((0..<9).filter { SpotCheckPolicy.sampled(every: 4).checks(run: $0) }, [0, 4, 8])
+        XCTAssertFalse(SpotCheckPolicy.off.checks(run: 0))
+    }
+}
