@@ -169,6 +169,15 @@ final class UnitWorkerProcess: @unchecked Sendable {
             guard let message = try? r.wireString("message") else {
                 throw WorkerError.died(end(.garbage("unreadable error reply"), what: what, timeout: timeout))
             }
+            if r.remaining > 0 {
+                guard (try? r.u8("call failed")) == 1, let pluginPath = try? r.wireString("path"),
+                      let call = try? r.wireString("call"),
+                      let status = try? r.wireString("status"), let pluginMessage = try? r.wireString("plugin message"),
+                      r.remaining == 0 else {
+                    throw WorkerError.died(end(.garbage("unreadable error reply"), what: what, timeout: timeout))
+                }
+                throw PluginError.callFailed(path: pluginPath, call: call, status: status, message: pluginMessage)
+            }
             throw WorkerError.refused(message)
         default:
             throw WorkerError.died(end(.garbage("reply kind \(h.kind)"), what: what, timeout: timeout))

@@ -51,10 +51,17 @@ public enum UnitWorkerServer {
                 if fd < 0 { fd = bodyFD } else if bodyFD >= 0 { close(bodyFD) }
             }
             let reply: Result<[UInt8], WorkerError>
+            // A plugin call's failure also travels as its call and ABI status, so the host
+            // can tell `unsupported` and `out_of_memory` from other refusals (per-op
+            // acceptance, docs/probe.md §2) without parsing text.
+            var failedCall: (path: String, call: String, status: String, message: String)?
             do {
                 reply = .success(try handle(WorkerWire.Kind(rawValue: header.kind), body, fd: fd, control: control, state: state))
             } catch let e as WorkerError {
                 reply = .failure(e)
+            } catch let PluginError.callFailed(path, call, status, message) {
+                failedCall = (path, call, status, message)
+                reply = .failure(.refused("\(PluginError.callFailed(path: path, call: call, status: status, message: message))"))
             } catch {
                 reply = .failure(.refused("\(error)"))
             }
@@ -65,6 +72,13 @@ public enum UnitWorkerServer {
             case .failure(let e):
                 var w = ByteWriter()
                 w.string(e.description)
+                if let f = failedCall {
+                    w.u8(1)
+                    w.string(f.path)
+                    w.string(f.call)
+                    w.string(f.status)
+                    w.string(f.message)
+                }
                 sent = WorkerWire.send(channel, kind: .error, tag: header.tag, body: w.bytes)
             }
             if sent != 0 { break }
