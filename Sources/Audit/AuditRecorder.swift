@@ -115,7 +115,10 @@ public final class AuditRecorder: RelayObserver, @unchecked Sendable {
         defer {
             lock.unlock()
             if let c = cmcd {
-                c.responseReceived(url: Redaction.url(event.originURL), playlist: event.kind == .playlist)
+                // `rr` only for a response received whole; a failed transfer is reported by its `e`.
+                if let r = event.response {
+                    c.responseReceived(url: Redaction.url(event.originURL), playlist: event.kind == .playlist, response: r)
+                }
                 if case .withheld(let reason, _) = event.outcome { c.error([reason]) }
                 if firstPlay { c.playState(.playing) }
             }

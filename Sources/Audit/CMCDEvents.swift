@@ -1,10 +1,12 @@
 // CMCD v2 event mode as the relay reports a session (CTA-5004-B §3.4; rules and sections in
 // docs/collector.md §CMCD rules): `ps` on each real play-state change, `e` with `ec` when an
-// object is withheld, `rr` with `url` for each response received, `t` every interval. Every
+// object is withheld, `rr` with `url`, `rc`, `ttfb` and `ttlb` for each origin response received,
+// `t` every interval. Every
 // report carries `e`, `sid` (a quoted string), `ts` (ms), `v=2`, `sf=h`; `msd` once, on the
 // first `ps` playing. `sn` is not set here: it counts per reporting target (CMCDSender).
 
 import Foundation
+import Relay
 
 /// One CMCD value as RFC 8941 writes it.
 public enum CMCDItem: Equatable, Sendable {
@@ -106,9 +108,12 @@ final class CMCDEvents: @unchecked Sendable {
         emitIfRunning(k)
     }
 
-    /// `rr`: a response received from the origin for `url`.
-    func responseReceived(url: String, playlist: Bool) {
+    /// `rr`: a response received from the origin for `url`, with its status and curl's timers.
+    func responseReceived(url: String, playlist: Bool, response: OriginTiming) {
         var k = base("rr")
+        k["rc"] = .integer(Int64(max(0, response.status)))
+        k["ttfb"] = .integer(max(0, response.firstByteMs))
+        k["ttlb"] = .integer(max(0, response.lastByteMs))
         // A URL longer than this is cut: the report stays under the collector's 8 KiB a line.
         k["url"] = .string(String(decoding: Array(url.utf8.prefix(2048)), as: UTF8.self))
         if playlist { k["ot"] = .token("m") }

@@ -22,6 +22,9 @@ static inline CURLcode waih_curl_setopt_xferinfo_function(
 static inline CURLcode waih_curl_getinfo_long(CURL *h, CURLINFO i, long *v) {
     return curl_easy_getinfo(h, i, v);
 }
+static inline CURLcode waih_curl_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) {
+    return curl_easy_getinfo(h, i, v);
+}
 static inline CURLcode waih_curl_getinfo_string(CURL *h, CURLINFO i, char **v) {
     return curl_easy_getinfo(h, i, v);
 }

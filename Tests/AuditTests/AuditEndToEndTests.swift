@@ -125,6 +125,17 @@ final class AuditEndToEndTests: XCTestCase {
         XCTAssertEqual(cmcd.filter { $0.body.hasPrefix("e=ps,") }.map { $0.body.contains("sta=s,") ? "s" : $0.body.contains("sta=p,") ? "p" : "e" },
                        ["s", "p", "e"], "\(cmcd.map { $0.body })")
         XCTAssertEqual(cmcd.filter { $0.body.hasPrefix("e=rr,") }.count, v.acks.count, "\(cmcd.map { $0.body })")
+        // Each with the origin's status and curl's timers, as the collector stored them.
+        for report in cmcd where report.body.hasPrefix("e=rr,") {
+            var scanner = KeyListScanner(bytes: Array(report.body.utf8), report: 0)
+            let keys = Dictionary(try scanner.pairs(), uniquingKeysWith: { a, _ in a })
+            XCTAssertEqual(keys["rc"], .integer(200), report.body)
+            guard case .integer(let ttfb)? = keys["ttfb"], case .integer(let ttlb)? = keys["ttlb"] else {
+                XCTFail("rr without integer ttfb/ttlb: \(report.body)"); continue
+            }
+            XCTAssertTrue(0 <= ttfb && ttfb <= ttlb, report.body)
+            XCTAssertNotNil(keys["url"], report.body)
+        }
         XCTAssertEqual(cmcd.filter { $0.body.contains("msd=") }.count, 1)
     }
 

@@ -45,7 +45,8 @@ final class CMCDSenderTests: XCTestCase {
         let sender = CMCDSender(target: target.url, backoff: fast, batchSize: 3)
         defer { sender.stop() }
         sender.send(event("ps", ["sta": .token("s")]))
-        sender.send(event("rr", ["url": .string("http://o/a b\"c.ts"), "ot": .token("m")]))
+        sender.send(event("rr", ["url": .string("http://o/a b\"c.ts"), "ot": .token("m"), "rc": .integer(200),
+                                 "ttfb": .integer(3), "ttlb": .integer(17)]))
         sender.send(event("e", ["ec": .stringList(["hash_mismatch"])]))
         sender.send(event("t"))
         sender.send(event("ps", ["sta": .token("p"), "msd": .integer(120)]))
@@ -62,7 +63,7 @@ final class CMCDSenderTests: XCTestCase {
         XCTAssertEqual(reports.map { $0.sequence }, [0, 1, 2, 3, 4])
         XCTAssertEqual(reports.map { $0.sessionID }, Array(repeating: "6f1e0c2a", count: 5))
         let lines = delivered.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines[1], #"e=rr,ot=m,sf=h,sid="6f1e0c2a",sn=1,ts=1764000000000,url="http://o/a b\"c.ts",v=2"#)
+        XCTAssertEqual(lines[1], #"e=rr,ot=m,rc=200,sf=h,sid="6f1e0c2a",sn=1,ts=1764000000000,ttfb=3,ttlb=17,url="http://o/a b\"c.ts",v=2"#)
         XCTAssertEqual(lines[2], #"e=e,ec=("hash_mismatch"),sf=h,sid="6f1e0c2a",sn=2,ts=1764000000000,v=2"#)
         for l in lines {
             let keys = l.split(separator: ",").map { String($0.split(separator: "=")[0]) }

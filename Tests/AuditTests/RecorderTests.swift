@@ -55,6 +55,8 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(sent.filter { $0.type == "ps" }.map { $0.keys["sta"] }, [.token("s"), .token("p"), .token("e")])
         XCTAssertEqual(sent.filter { $0.type == "rr" }.compactMap { $0.keys["url"] },
                        ([origin.url("index.m3u8")] + segmentNames.map { origin.url($0) }).map { .string($0) })
+        // Each `rr` carries the origin's status and curl's timers (whole ms, first byte ≤ last).
+        for rr in sent.filter({ $0.type == "rr" }) { assertResponseReceived(rr, status: 200) }
         XCTAssertEqual(sent.filter { $0.keys["msd"] != nil }.map { $0.keys["sta"] }, [.token("p")])
         XCTAssertTrue(sent.allSatisfy { $0.keys["sid"] == .string(recorder.sessionId) && $0.keys["v"] == .integer(2) })
         let body = sent.enumerated().map { $1.line(sn: Int64($0)) }.joined(separator: "\n")
@@ -140,6 +142,49 @@ final class RecorderTests: XCTestCase {
         XCTAssertNotNil(ack.reason)
         XCTAssertEqual(v.session.withheld, 1)
         XCTAssertEqual(v.session.endReason, .notVisible)
+    }
+}
+
+extension RecorderTests {
+    /// `rr` for every response received whole, an HTTP error status too, with its `rc`; none for
+    /// a transfer that failed (it has its `e`).
+    func testResponseReceivedCarriesStatusAndTimingOnlyForResponses() throws {
+        let dir = try TempDir()
+        try Data("segment".utf8).write(to: URL(fileURLWithPath: dir.path + "/a.ts"))
+        // missing.ts: the origin answers 404; port 1 on loopback: refused (not the origin's address).
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4.0,\na.ts\n#EXTINF:4.0,\nmissing.ts\n#EXTINF:4.0,\nhttp://127.0.0.1:1/b.ts\n#EXT-X-ENDLIST\n".utf8)
+            .write(to: URL(fileURLWithPath: dir.path + "/index.m3u8"))
+        let origin = try FolderOrigin(root: dir.path)
+        let lines = CMCDLines()
+        let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey,
+                                         cmcdIntervalSeconds: nil) { lines.add($0) }
+        let session = try RelaySession(origin: origin.url("index.m3u8"), observer: recorder)
+        let client = OriginClient()
+        let rewritten = try Playlist.parse(try client.fetch(session.playerURL).body)
+        XCTAssertEqual(rewritten.segments.count, 3)
+        XCTAssertNoThrow(try client.fetch(rewritten.segments[0].uri))
+        XCTAssertThrowsError(try client.fetch(rewritten.segments[1].uri))
+        XCTAssertThrowsError(try client.fetch(rewritten.segments[2].uri))
+        session.close()
+        _ = try recorder.finish()
+
+        let sent = lines.all
+        let rr = sent.filter { $0.type == "rr" }
+        XCTAssertEqual(rr.compactMap { $0.keys["url"] }, [origin.url("index.m3u8"), origin.url("a.ts"), origin.url("missing.ts")].map { .string($0) })
+        XCTAssertEqual(rr.map { $0.keys["ot"] }, [.token("m"), nil, nil])
+        for (event, status) in zip(rr, [200, 200, 404] as [Int64]) { assertResponseReceived(event, status: status) }
+        XCTAssertEqual(sent.filter { $0.type == "e" }.count, 2, "\(sent)")
+        let body = sent.enumerated().map { $1.line(sn: Int64($0)) }.joined(separator: "\n")
+        XCTAssertEqual(try CMCDParser.parseEventBody(Array(body.utf8)).count, sent.count)
+    }
+
+    func assertResponseReceived(_ rr: CMCDEvent, status: Int64, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(rr.keys["rc"], .integer(status), "\(rr)", file: file, line: line)
+        guard case .integer(let ttfb)? = rr.keys["ttfb"], case .integer(let ttlb)? = rr.keys["ttlb"] else {
+            return XCTFail("rr without integer ttfb/ttlb: \(rr)", file: file, line: line)
+        }
+        XCTAssertTrue(0 <= ttfb && ttfb <= ttlb, "ttfb \(ttfb), ttlb \(ttlb)", file: file, line: line)
+        guard case .string(let url)? = rr.keys["url"], !url.isEmpty else { return XCTFail("rr without url: \(rr)", file: file, line: line) }
     }
 }
 

@@ -335,6 +335,12 @@ final class RelayServerTests: XCTestCase {
         XCTAssertEqual(observer.events.first?.effectiveURL, origin.url("real/index.m3u8"))
         XCTAssertEqual(observer.events.dropFirst().map(\.originURL),
                        (0..<3).map { origin.url("real/seg\($0).ts") })
+        // The status is the final response's (the 302 is followed); curl's timers, first ≤ last.
+        XCTAssertEqual(observer.events.map { $0.response?.status }, [200, 200, 200, 200])
+        for e in observer.events {
+            guard let r = e.response else { continue }
+            XCTAssertTrue(0 <= r.firstByteMs && r.firstByteMs <= r.lastByteMs, "\(r)")
+        }
     }
 
     func testOriginFailuresAreWithheldWithADefiniteStatus() throws {
@@ -371,6 +377,10 @@ final class RelayServerTests: XCTestCase {
         XCTAssertEqual(try Curl.request(segs[big]).header("x-relay-withheld"), "too_large")
         XCTAssertEqual(origin.requestCount("seg\(big).ts"), 1)
         XCTAssertEqual(observer.withheld.map(reasonOf).sorted(), ["origin_status", "origin_status", "too_large"])
+        // A 404 is a response received (its status and timing are reported); a transfer stopped at
+        // the size bound is not.
+        XCTAssertEqual(observer.withheld.filter { reasonOf($0) == "origin_status" }.map { $0.response?.status }, [404, 404])
+        XCTAssertEqual(observer.withheld.filter { reasonOf($0) == "too_large" }.map { $0.response }, [nil])
         XCTAssertEqual(try Curl.request(session.playerURL + "x").status, 404)
     }
 

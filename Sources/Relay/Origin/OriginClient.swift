@@ -9,8 +9,8 @@ import Glibc
 public enum OriginError: Error, Equatable, CustomStringConvertible {
     /// libcurl could not complete the transfer (connection refused, timeout, bad URL ...).
     case transport(url: String, code: Int, message: String)
-    /// The origin answered with an HTTP error status.
-    case status(url: String, status: Int)
+    /// The origin answered with an HTTP error status (`timing.status`), whole.
+    case status(url: String, status: Int, timing: OriginTiming)
     /// The object is larger than the relay's per-object bound.
     case tooLarge(url: String, limit: Int)
     /// The session ended while the transfer ran.
@@ -22,11 +22,18 @@ public enum OriginError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .transport(let url, let code, let message): return "origin \(url): transfer failed (curl \(code)): \(message)"
-        case .status(let url, let status): return "origin \(url): HTTP \(status)"
+        case .status(let url, let status, _): return "origin \(url): HTTP \(status)"
         case .tooLarge(let url, let limit): return "origin \(url): larger than the \(limit)-byte object bound"
         case .cancelled(let url): return "origin \(url): cancelled, session ended"
         case .forbiddenAddress(let url, let a): return "origin \(url): refused to connect to \(a), a loopback or private address that is not the origin's"
         }
+    }
+
+    /// The origin's answer when one was received whole (an HTTP error status); nil when the
+    /// transfer failed or was stopped.
+    public var timing: OriginTiming? {
+        if case .status(_, _, let t) = self { return t }
+        return nil
     }
 
     /// A short code for the relay's withhold header and the observer.
@@ -50,6 +57,7 @@ public struct OriginResponse: Sendable {
     public var effectiveURL: String
     public var status: Int
     public var contentType: String?
+    public var timing: OriginTiming
 }
 
 public struct OriginLimits: Sendable {
@@ -129,11 +137,23 @@ public final class OriginClient: @unchecked Sendable {
         var type: UnsafeMutablePointer<CChar>? = nil
         _ = waih_curl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &type)
         let effectiveURL = effective.map { String(cString: $0) } ?? url
+        let timing = Self.timing(handle, status: status)
         guard (200..<300).contains(status) else {
-            throw OriginError.status(url: redactingUserinfo(effectiveURL), status: status)
+            throw OriginError.status(url: redactingUserinfo(effectiveURL), status: status, timing: timing)
         }
         return OriginResponse(body: sink.take(), sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
-                              contentType: type.map { String(cString: $0) })
+                              contentType: type.map { String(cString: $0) }, timing: timing)
+    }
+
+    /// curl's own timers for the transfer just completed on `handle` (microseconds from the
+    /// start of the transfer, redirects included), floored to milliseconds.
+    private static func timing(_ handle: UnsafeMutableRawPointer, status: Int) -> OriginTiming {
+        var first: curl_off_t = 0, last: curl_off_t = 0
+        _ = waih_curl_getinfo_off_t(handle, CURLINFO_STARTTRANSFER_TIME_T, &first)
+        _ = waih_curl_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &last)
+        let lastMs = max(0, Int64(last) / 1000)
+        // Both come from one clock; the bound keeps first ≤ last if rounding inside curl differs.
+        return OriginTiming(status: status, firstByteMs: min(max(0, Int64(first) / 1000), lastMs), lastByteMs: lastMs)
     }
 
     private func take() -> UnsafeMutableRawPointer? {

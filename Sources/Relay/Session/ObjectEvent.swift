@@ -26,6 +26,9 @@ public struct ObjectEvent: Sendable, Equatable {
     public var outcome: Outcome
     /// Seconds since the Unix epoch.
     public var time: Double
+    /// The origin's status and timing when a response was received whole (also an HTTP error
+    /// status); nil when the transfer failed or was stopped, or for an event not from a fetch.
+    public var response: OriginTiming? = nil
 
     public var isWithheld: Bool {
         if case .withheld = outcome { return true }

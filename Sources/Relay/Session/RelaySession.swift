@@ -177,7 +177,7 @@ public final class RelaySession: @unchecked Sendable {
             if case .tooLarge = e {
                 return withhold(target, effectiveURL: nil, bytes: nil, reason: "playlist_too_large", detail: e.description)
             }
-            return withhold(target, effectiveURL: nil, bytes: nil, reason: e.code, detail: e.description)
+            return withhold(target, effectiveURL: nil, bytes: nil, reason: e.code, detail: e.description, response: e.timing)
         } catch {
             return withhold(target, effectiveURL: nil, bytes: nil, reason: "origin_error", detail: "\(error)")
         }
@@ -191,13 +191,15 @@ public final class RelaySession: @unchecked Sendable {
                 state.locked { register(listed, for: target, base: base) }
             }
         } catch let e as PlaylistGate.Refusal {
-            return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: e.code, detail: e.detail)
+            return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: e.code, detail: e.detail,
+                            response: fetched.timing)
         } catch {
-            return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: "playlist_invalid", detail: "\(error)")
+            return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: "playlist_invalid",
+                            detail: "\(error)", response: fetched.timing)
         }
         if result.final { state.locked { finalPlaylists[target.id] = result.body } }
         let event = record(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body,
-                           outcome: result.verified ? .verified : .relayed)
+                           outcome: result.verified ? .verified : .relayed, response: fetched.timing)
         if let event = event { observer?.playlistReleased(event, body: fetched.body) }
         return Self.playlistResponse(result.body)
     }
@@ -283,7 +285,8 @@ public final class RelaySession: @unchecked Sendable {
             fetched = try fetchSlotted { try origin.fetch(target.url, cancelled: cancelCheck) }
         } catch let e as OriginError {
             if case .cancelled = e { return .ended }
-            record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: e.code, detail: e.description))
+            record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: e.code, detail: e.description),
+                   response: e.timing)
             return .withheld(e.code, e.description)
         } catch {
             record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: "origin_error", detail: "\(error)"))
@@ -295,11 +298,11 @@ public final class RelaySession: @unchecked Sendable {
         switch verdict {
         case .withheld(let reason, let detail):
             record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.body.count,
-                   outcome: .withheld(reason: reason, detail: detail))
+                   outcome: .withheld(reason: reason, detail: detail), response: fetched.timing)
             return .withheld(reason, detail)
         case .verified, .relayed:
             record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.body.count,
-                   outcome: verdict == .verified ? .verified : .relayed)
+                   outcome: verdict == .verified ? .verified : .relayed, response: fetched.timing)
             return .released(CachedObject(bytes: fetched.body, sha256: digest, contentType: type))
         }
     }
@@ -319,25 +322,27 @@ public final class RelaySession: @unchecked Sendable {
     // MARK: records
 
     private func withhold(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?,
-                          reason: String, detail: String) -> HTTPResponse {
+                          reason: String, detail: String, response: OriginTiming? = nil) -> HTTPResponse {
         if reason == "session_ended" { return Self.plain(410, "session ended") }
-        record(target, effectiveURL: effectiveURL, bytes: bytes, outcome: .withheld(reason: reason, detail: detail))
+        record(target, effectiveURL: effectiveURL, bytes: bytes, outcome: .withheld(reason: reason, detail: detail),
+               response: response)
         return Self.withheldResponse(reason: reason, detail: detail)
     }
 
     @discardableResult
-    private func record(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?, outcome: ObjectEvent.Outcome) -> ObjectEvent? {
+    private func record(_ target: OriginTarget, effectiveURL: String?, bytes: [UInt8]?, outcome: ObjectEvent.Outcome,
+                        response: OriginTiming? = nil) -> ObjectEvent? {
         record(target, effectiveURL: effectiveURL, sha256: bytes.map { Hex.encode(SHA256Hasher.digest($0)) },
-               size: bytes?.count ?? 0, outcome: outcome)
+               size: bytes?.count ?? 0, outcome: outcome, response: response)
     }
 
     @discardableResult
     private func record(_ target: OriginTarget, effectiveURL: String?, sha256: String?, size: Int,
-                        outcome: ObjectEvent.Outcome) -> ObjectEvent? {
+                        outcome: ObjectEvent.Outcome, response: OriginTiming?) -> ObjectEvent? {
         guard let observer = observer else { return nil }
         let event = ObjectEvent(localPath: target.localPath, originURL: redactingUserinfo(target.url),
                                 effectiveURL: effectiveURL.map(redactingUserinfo), kind: target.kind, sha256: sha256,
-                                size: size, outcome: outcome, time: wallClockSeconds())
+                                size: size, outcome: outcome, time: wallClockSeconds(), response: response)
         observer.received(event)
         return event
     }
