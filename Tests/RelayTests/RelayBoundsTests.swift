@@ -198,7 +198,15 @@ final class RelayBoundsTests: XCTestCase {
         fds = Array(repeating: -1, count: 24)
         for round in 0..<3 {
             attack()
-            XCTAssertEqual(try Curl.request(s.playerURL).status, 200, "round \(round)")
+            // Cutting the oldest slow client races the player's connect when the cores are
+            // busy: like a real player, it may retry a refused connection a few times. With
+            // the limit held by slow clients (no reserve) every attempt is refused.
+            var status = 0
+            for _ in 0..<5 where status != 200 {
+                status = try Curl.request(s.playerURL).status
+                if status != 200 { usleep(200_000) }
+            }
+            XCTAssertEqual(status, 200, "round \(round)")
         }
         XCTAssertGreaterThan(s.slowClientsCut, 0)
     }
