@@ -135,7 +135,7 @@ int oclrt_open(oclrt_context **out, char *err, size_t cap) {
     ctx->n_devices = n;
     ctx->devices = devices;
     vkrt_pci_node nodes[OCLRT_MAX_DEVICES];
-    size_t n_nodes = oclrt_drm_pci_nodes(nodes, OCLRT_MAX_DEVICES);
+    size_t n_nodes = vkrt_drm_pci_nodes(nodes, OCLRT_MAX_DEVICES);
     for (uint32_t i = 0; i < n; i++) {
         devices[i].platform = owner[i];
         devices[i].id = ids[i];

@@ -40,7 +40,6 @@ extern oclrt_fns cl;
 int oclrt_load(char *err, size_t cap);
 
 /* libdrm's PCI devices (drm.c): 0 without libdrm.so.2 or without DRM devices. */
-size_t oclrt_drm_pci_nodes(vkrt_pci_node *out, size_t cap);
 
 /* One device of one platform. Its context and program are made at the first prepare. */
 typedef struct oclrt_device {

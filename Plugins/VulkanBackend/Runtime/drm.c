@@ -1,9 +1,9 @@
 /* libdrm's list of PCI devices with their render nodes. libdrm.so.2 is dlopen'ed like the
- * Vulkan loader: without it (or without /dev/dri) the list is empty and units carry no PCI
- * identity; the plugin itself never needs it. */
+ * Vulkan and OpenCL loaders: without it (or without /dev/dri) the list is empty and units
+ * carry no PCI identity; the plugins themselves never need it. The OpenCL runtime compiles
+ * this file too (its pci_identity_shared.c). */
 #include <dlfcn.h>
 #include <pthread.h>
-#include "vkrt_internal.h"
 #include "pci_identity.h"
 
 typedef int (*drm_get_devices2_fn)(uint32_t flags, vkrt_drm_device **devices, int max);
@@ -27,11 +27,11 @@ size_t vkrt_drm_pci_nodes(vkrt_pci_node *out, size_t cap) {
     }
     pthread_mutex_unlock(&drm_lock);
     if (!get_devices2) return 0;
-    vkrt_drm_device *devices[VKRT_MAX_DEVICES];
+    vkrt_drm_device *devices[VKRT_DRM_MAX_DEVICES];
     /* flags 0: no DRM_DEVICE_GET_PCI_REVISION, which would wake sleeping GPUs to read it. */
-    int n = get_devices2(0, devices, VKRT_MAX_DEVICES);
+    int n = get_devices2(0, devices, VKRT_DRM_MAX_DEVICES);
     if (n <= 0) return 0;
-    if (n > VKRT_MAX_DEVICES) n = VKRT_MAX_DEVICES;
+    if (n > VKRT_DRM_MAX_DEVICES) n = VKRT_DRM_MAX_DEVICES;
     size_t count = vkrt_pci_nodes_from_drm(devices, n, out, cap);
     free_devices(devices, n);
     return count;

@@ -32,6 +32,14 @@ typedef struct vkrt_pci_node {
     char render[64];
 } vkrt_pci_node;
 
+/* At most this many libdrm devices are asked for. */
+#define VKRT_DRM_MAX_DEVICES 64
+
+/* libdrm's PCI devices with their render nodes, at most `cap` (drm.c: libdrm.so.2 is
+ * dlopen'ed; without it, or without /dev/dri, none). Shared by the Vulkan and OpenCL
+ * runtimes. */
+size_t vkrt_drm_pci_nodes(vkrt_pci_node *out, size_t cap);
+
 /* The PCI devices among libdrm's `n` devices, at most `cap` of them, in libdrm's order. */
 size_t vkrt_pci_nodes_from_drm(vkrt_drm_device *const *devices, int n, vkrt_pci_node *out, size_t cap);
 

@@ -45,7 +45,6 @@ extern vkrt_fns vk;
 int vkrt_load(char *err, size_t cap);
 
 /* libdrm's PCI devices (drm.c): 0 without libdrm.so.2 or without DRM devices. */
-size_t vkrt_drm_pci_nodes(vkrt_pci_node *out, size_t cap);
 
 typedef struct vkrt_pipeline {
     char name[64];
