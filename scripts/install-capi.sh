@@ -14,26 +14,13 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
   exit 2
 fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
-prefix="$1"
-case "$prefix" in
-  /*) ;;
-  *) prefix="$(pwd)/$prefix" ;;
-esac
-# pkg-config has no quoting that every consumer honours, and sed below uses '|'.
-if [[ "$prefix" =~ [[:space:]\|\&\\\"\'\$] ]]; then
-  echo "install-capi: prefix '$prefix' contains white space or one of | & \\ \" ' \$; pkg-config files cannot carry it" >&2
-  exit 2
-fi
+. "$root/scripts/install-common.sh"
+prefix="$(install_prefix install-capi "$1")"
 
 header="$root/Sources/WaiHostCAPI/include/waihost.h"
 template="$root/Sources/WaiHostCAPI/waihost.pc.in"
-# The package version is the API version, read from the header so the two cannot drift.
-major="$(sed -n 's/^#define WAIHOST_API_MAJOR \([0-9][0-9]*\)u$/\1/p' "$header")"
-minor="$(sed -n 's/^#define WAIHOST_API_MINOR \([0-9][0-9]*\)u$/\1/p' "$header")"
-if [ -z "$major" ] || [ -z "$minor" ]; then
-  echo "install-capi: cannot read WAIHOST_API_MAJOR/WAIHOST_API_MINOR from $header" >&2
-  exit 1
-fi
+version="$(header_version install-capi "$header" WAIHOST_API)"
+major="${version%%.*}"
 
 bin="${WAIHOST_BIN_DIR:-}"
 if [ -z "$bin" ]; then
@@ -52,9 +39,7 @@ install -m 0644 "$header" "$prefix/include/waihost/waihost.h"
 install -m 0755 "$lib" "$prefix/lib/libwaihost.so.$major"
 ln -sfn "libwaihost.so.$major" "$prefix/lib/libwaihost.so"
 pc="$prefix/lib/pkgconfig/waihost.pc"
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$major.$minor|g" "$template" > "$pc.tmp"
-mv "$pc.tmp" "$pc"
-chmod 0644 "$pc"
+install_pc "$template" "$pc" "$prefix" "$version"
 echo "installed $prefix/include/waihost/waihost.h" >&2
 echo "installed $prefix/lib/libwaihost.so.$major" >&2
-echo "installed $pc (API $major.$minor)" >&2
+echo "installed $pc (API $version)" >&2
