@@ -127,7 +127,14 @@ final class IntHyperPayloadTests: XCTestCase {
         p.width = 65535; p.height = 65535
         XCTAssertThrowsError(try IntHyperDecoder(modelSet: set).decode(p, runner: HostGraphRunner.reference())) { e in
             guard case .tooLarge(65535, 65535, let reason)? = e as? IntHyperPayloadError else { return XCTFail("\(e)") }
-            XCTAssertTrue(reason.contains("2^28"), reason)
+            // Refused by the memory bound (docs/capabilities/int_hyper.md §3.1), naming the size that fits.
+            let (w, h) = IntHyperSizeLimit.largest(set, width: 65535, height: 65535, encoding: false, budget: .standard,
+                                                   bound: IntHyperSizeLimit.memoryBound)
+            XCTAssertTrue(reason.contains("memory bound") && reason.contains("\(w)×\(h)"), reason)
+            XCTAssertLessThanOrEqual(IntHyperSizeLimit.estimatedBytes(set, width: w, height: h, encoding: false),
+                                     IntHyperSizeLimit.memoryBound)
+            XCTAssertGreaterThan(IntHyperSizeLimit.estimatedBytes(set, width: w + 2, height: h + 2, encoding: false),
+                                 IntHyperSizeLimit.memoryBound)
         }
         // A large but possible picture with the original counts: refused by the counts.
         p.width = 4096; p.height = 4096
@@ -179,10 +186,9 @@ final class IntHyperPayloadTests: XCTestCase {
         func payload(z: [Int32], y: [Int32]) throws -> [UInt8] {
             var ze = RansEncoder()
             for (i, v) in z.enumerated() { ze.encode(v, table: set.entropy.zTables[i]) }
-            let hs = try runner.run(inst.hyperSynthesis, inputs: [TensorValue(shape: inst.zShape, values: z)]).outputs[0]
-            let scales = try IntHyperDecoder.cropScales(hs, to: inst.yShape, tables: set.entropy.yTables.count,
-                                                        report: RunReport(unit: "cpu", backend: "reference", device: "", driver: "",
-                                                                          dispatch: "forced", reason: "", rank: nil))
+            let (scales, _) = try IntHyperDecoder.scaleIndices(try IntHyperDecoder.tiling(set, width: 16, height: 16).hyperSynthesis,
+                                                               z: TensorValue(shape: inst.zShape, values: z), yShape: inst.yShape,
+                                                               tables: set.entropy.yTables.count, runner: runner, budget: .standard)
             var ye = RansEncoder()
             for (i, v) in y.enumerated() { ye.encode(v, table: set.entropy.yTables[Int(scales[i])]) }
             return IntHyperPayload(width: 16, height: 16, modelSetID: set.id, zCount: z.count, yCount: y.count,

@@ -7,6 +7,13 @@ import Glibc
 /// Tests plug a prepared backend in directly; the fuzz harness the reference interpreter.
 public protocol GraphRunner {
     func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport)
+    /// The largest tensor (elements) the unit that would run `graph` takes, when it has a
+    /// known limit; tiled runs (`TiledGraph`) plan their tiles below it.
+    func maxTensorElements(for graph: IntegerGraph) -> Int?
+}
+
+extension GraphRunner {
+    public func maxTensorElements(for graph: IntegerGraph) -> Int? { nil }
 }
 
 /// Milliseconds on the monotonic clock, for the timings in reports.

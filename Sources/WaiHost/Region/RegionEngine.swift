@@ -57,13 +57,19 @@ public enum RegionEngine {
     /// For each tensor, the window of it that `window` of tensor `output` depends on (nil
     /// where it depends on none of it).
     public static func requiredWindows(_ graph: IntegerGraph, output: Int, window: Window) -> [Window?] {
+        requiredWindows(graph, extents: graph.tensors.map { Extent(height: $0.shape.height, width: $0.shape.width) },
+                        output: output, window: window)
+    }
+
+    /// The same with every tensor's spatial extent given (`SpatialExtents`), so a picture
+    /// whose whole graph exceeds 2^28 elements per tensor can still be planned in tiles.
+    static func requiredWindows(_ graph: IntegerGraph, extents: [Extent], output: Int, window: Window) -> [Window?] {
         var need = [Window?](repeating: nil, count: graph.tensors.count)
         need[output] = window
         for node in graph.nodes.reversed() {
             guard let w = need[node.output] else { continue }
             for t in node.inputs {
-                let s = graph.tensors[t].shape
-                let inWindow = inputWindow(node.op, output: w, input: s)
+                let inWindow = inputWindow(node.op, output: w, input: extents[t])
                 need[t] = need[t].map { $0.union(inWindow) } ?? inWindow
             }
         }
@@ -73,6 +79,10 @@ public enum RegionEngine {
     /// The window of an input of `op` that output window `w` depends on, clipped to the
     /// input's extent (outside it is zero padding, computed, never read).
     static func inputWindow(_ op: Op, output w: Window, input s: Shape) -> Window {
+        inputWindow(op, output: w, input: Extent(height: s.height, width: s.width))
+    }
+
+    static func inputWindow(_ op: Op, output w: Window, input s: Extent) -> Window {
         func clip(_ lo: Int, _ hi: Int, _ n: Int) -> Range<Int> {
             let a = max(0, lo), b = min(n, hi)
             return a < b ? a..<b : a..<a

@@ -14,6 +14,8 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         public var backend: String
         public var device: String
         public var dispatch: String
+        /// How many tiles it ran in (§3.1; 1: the whole picture at once).
+        public var tiles: Int
     }
 
     public var capability: String
@@ -59,8 +61,9 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         inputBytes = d.inputBytes
         payloadBytes = d.payloadBytes
         bitsPerPixel = Double(d.inputBytes * 8) / Double(d.image.width * d.image.height)
-        runs = [("h_s", d.result.hyperSynthesisReport), ("g_s", r)].map {
-            GraphRun(graph: $0.0, unit: $0.1.unit, backend: $0.1.backend, device: $0.1.device, dispatch: $0.1.dispatch)
+        runs = [("h_s", d.result.hyperSynthesisReport, d.result.hyperSynthesisTiles), ("g_s", r, d.result.synthesisTiles)].map {
+            GraphRun(graph: $0.0, unit: $0.1.unit, backend: $0.1.backend, device: $0.1.device, dispatch: $0.1.dispatch,
+                     tiles: $0.2)
         }
         timings = d.result.timings
         self.output = output

@@ -26,14 +26,17 @@ public struct IntHyperDecoder {
         /// The runs of h_s and g_s (the same unit, unless a unit failed over between them).
         public var hyperSynthesisReport: RunReport
         public var synthesisReport: RunReport
+        /// How many tiles each graph ran in (1: the untiled run, §3.1).
+        public var hyperSynthesisTiles: Int
+        public var synthesisTiles: Int
         public var timings: Timings
         /// What went into the graphs, for the probe's decode vector and for tests.
         public var z: TensorValue
         public var y: TensorValue
     }
 
-    /// The graphs at one picture's size, with every size limit checked before anything big
-    /// is allocated.
+    /// The whole graphs at one picture's size: the untiled run, for the probe's decode
+    /// vector and for tests comparing tiled runs with it (a decode runs `tiling`).
     struct Instance {
         var geometry: IntHyperGeometry
         var hyperSynthesis: IntegerGraph
@@ -61,54 +64,124 @@ public struct IntHyperDecoder {
         return Instance(geometry: g, hyperSynthesis: hs, synthesis: gs, zShape: zShape, yShape: yShape)
     }
 
-    public func decode(_ payload: IntHyperPayload, runner: GraphRunner) throws -> Result {
+    /// The two synthesis graphs planned in tiles over one picture (§3.1): h_s over y's
+    /// extent (its output cropped to y), g_s over the picture (its output cropped to it).
+    struct Tiling {
+        var geometry: IntHyperGeometry
+        var hyperSynthesis: TiledGraph
+        var synthesis: TiledGraph
+        var zShape: Shape
+        var yShape: Shape
+    }
+
+    static func tiling(_ set: IntHyperModelSet, width: Int, height: Int) throws -> Tiling {
+        let g = IntHyperGeometry(width: width, height: height)
+        let zShape = Shape(set.hyperChannels, g.hyperHeight, g.hyperWidth)
+        let yShape = Shape(set.latentChannels, g.latentHeight, g.latentWidth)
+        do {
+            let hs = try TiledGraph(set.hyperSynthesis, input: Extent(height: zShape.height, width: zShape.width),
+                                    region: Extent(height: yShape.height, width: yShape.width))
+            let gs = try TiledGraph(set.synthesis, input: Extent(height: yShape.height, width: yShape.width),
+                                    region: Extent(height: height, width: width))
+            return Tiling(geometry: g, hyperSynthesis: hs, synthesis: gs, zShape: zShape, yShape: yShape)
+        } catch let e as TilingError {
+            throw ModelSetError(file: "h_s.whm/g_s.whm", problem: "the graphs do not produce a \(width)×\(height) picture (\(e))")
+        }
+    }
+
+    /// `budget` bounds what one tile's graph holds (§3.1); the default keeps a 24-megapixel
+    /// decode with N = 128, M = 192 under 1 GiB.
+    public func decode(_ payload: IntHyperPayload, runner: GraphRunner, budget: TileBudget = .standard) throws -> Result {
         let set = modelSet
         let start = Stopwatch.now()
         guard payload.modelSetID == set.id else {
             throw IntHyperPayloadError.modelSetMismatch(payload: Hex.encode(payload.modelSetID), modelSet: set.idHex,
                                                         name: set.name, version: set.version)
         }
-        let inst = try Self.instance(set, width: payload.width, height: payload.height)
-        guard payload.zCount == inst.zShape.count else {
-            throw IntHyperPayloadError.countMismatch(field: "z_count", declared: payload.zCount, expected: inst.zShape.count)
+        try IntHyperSizeLimit.check(set, width: payload.width, height: payload.height, encoding: false, budget: budget)
+        let plan = try Self.tiling(set, width: payload.width, height: payload.height)
+        guard payload.zCount == plan.zShape.count else {
+            throw IntHyperPayloadError.countMismatch(field: "z_count", declared: payload.zCount, expected: plan.zShape.count)
         }
-        guard payload.yCount == inst.yShape.count else {
-            throw IntHyperPayloadError.countMismatch(field: "y_count", declared: payload.yCount, expected: inst.yShape.count)
+        guard payload.yCount == plan.yShape.count else {
+            throw IntHyperPayloadError.countMismatch(field: "y_count", declared: payload.yCount, expected: plan.yShape.count)
         }
 
         // z: channel c uses z table c.
         let (z, tz) = try Stopwatch.time { () throws -> TensorValue in
             let tables = set.entropy.zTables
-            let plane = inst.zShape.height * inst.zShape.width
-            let values = try decodeStream("z", payload.zStream, shape: inst.zShape, contract: set.hyperContract) { i in
+            let plane = plan.zShape.height * plan.zShape.width
+            let values = try decodeStream("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract) { i in
                 tables[i / plane]
             }
-            return TensorValue(shape: inst.zShape, values: values)
+            return TensorValue(shape: plan.zShape, values: values)
         }
 
-        let (hs, ths) = try Stopwatch.time { try runner.run(inst.hyperSynthesis, inputs: [z]) }
-        guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis),
-              scaleTensor.values.count == scaleTensor.shape.count else {
-            throw HostError.runFailed(selector: hs.report.backend, reason: "h_s returned no output of the expected shape")
+        let ((scales, hsReports), ths) = try Stopwatch.time {
+            try Self.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape, tables: set.entropy.yTables.count,
+                                  runner: runner, budget: budget)
         }
-        let scales = try Self.cropScales(scaleTensor, to: inst.yShape, tables: set.entropy.yTables.count, report: hs.report)
 
         let (y, ty) = try Stopwatch.time { () throws -> TensorValue in
             let tables = set.entropy.yTables
-            let values = try decodeStream("y", payload.yStream, shape: inst.yShape, contract: set.latentContract) { i in
+            let values = try decodeStream("y", payload.yStream, shape: plan.yShape, contract: set.latentContract) { i in
                 tables[Int(scales[i])]
             }
-            return TensorValue(shape: inst.yShape, values: values)
+            return TensorValue(shape: plan.yShape, values: values)
         }
 
-        let (gs, tgs) = try Stopwatch.time { try runner.run(inst.synthesis, inputs: [y]) }
-        guard let rgb = gs.outputs.first, rgb.shape == GraphResizing.outputShape(inst.synthesis),
-              rgb.values.count == rgb.shape.count else {
-            throw HostError.runFailed(selector: gs.report.backend, reason: "g_s returned no output of the expected shape")
+        let ((image, gsReports), tgs) = try Stopwatch.time {
+            try Self.picture(plan.synthesis, y: y, width: payload.width, height: payload.height, runner: runner, budget: budget)
         }
-        let image = try Self.rows(rgb, width: payload.width, height: payload.height)
         let timings = Timings(entropyZ: tz, hyperSynthesis: ths, entropyY: ty, synthesis: tgs, total: Stopwatch.now() - start)
-        return Result(image: image, hyperSynthesisReport: hs.report, synthesisReport: gs.report, timings: timings, z: z, y: y)
+        return Result(image: image, hyperSynthesisReport: hsReports.report, synthesisReport: gsReports.report,
+                      hyperSynthesisTiles: hsReports.tiles, synthesisTiles: gsReports.tiles, timings: timings, z: z, y: y)
+    }
+
+    /// h_s over z in tiles: one table index per y element (h_s's output cropped to y, §3),
+    /// each checked against the table count as it arrives.
+    static func scaleIndices(_ hs: TiledGraph, z: TensorValue, yShape: Shape, tables: Int, runner: GraphRunner,
+                             budget: TileBudget) throws -> ([Int32], (report: RunReport, tiles: Int)) {
+        var out = [Int32](repeating: 0, count: yShape.count)
+        let reports = try hs.run(budget: budget, runner: runner, name: "h_s", input: { z.window($0) }) { tile, t, report in
+            let (h, w) = (t.shape.height, t.shape.width)
+            for c in 0..<yShape.channels {
+                for i in tile.output.rows {
+                    let src = (c * h + i - tile.originRow) * w - tile.originCol
+                    let dst = (c * yShape.height + i) * yShape.width
+                    for j in tile.output.cols {
+                        let v = t.values[src + j]
+                        guard v >= 0, Int(v) < tables else {
+                            throw IntHyperPayloadError.scaleIndexOutOfRange(index: dst + j, value: v, tables: tables,
+                                                                            unit: "\(report.backend) (\(report.unit))")
+                        }
+                        out[dst + j] = v
+                    }
+                }
+            }
+        }
+        return (out, reports)
+    }
+
+    /// g_s over y in tiles, each tile's planar 0…255 output interleaved into the picture's
+    /// RGB8 rows (the picture is the top-left of g_s's output, §3).
+    static func picture(_ gs: TiledGraph, y: TensorValue, width: Int, height: Int, runner: GraphRunner,
+                        budget: TileBudget) throws -> (RGB8Image, (report: RunReport, tiles: Int)) {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let reports = try gs.run(budget: budget, runner: runner, name: "g_s", input: { y.window($0) }) { tile, t, _ in
+            let (h, w) = (t.shape.height, t.shape.width)
+            for c in 0..<3 {
+                for i in tile.output.rows {
+                    let src = (c * h + i - tile.originRow) * w - tile.originCol
+                    for j in tile.output.cols {
+                        // The certificate bounds g_s's output to 0…255; clamping keeps a wrong unit
+                        // from trapping here (its bytes differ and the probe would have caught it).
+                        pixels[(i * width + j) * 3 + c] = UInt8(clamping: t.values[src + j])
+                    }
+                }
+            }
+        }
+        return (try RGB8Image(width: width, height: height, pixels: pixels), reports)
     }
 
     /// Decodes `shape.count` values in CHW order, each with the table `table(i)` picks, and
@@ -137,41 +210,4 @@ public struct IntHyperDecoder {
         }
     }
 
-    /// The top-left `shape` of h_s's output: one table index per y element.
-    static func cropScales(_ t: TensorValue, to shape: Shape, tables: Int, report: RunReport) throws -> [Int32] {
-        var out = [Int32](repeating: 0, count: shape.count)
-        var k = 0
-        for c in 0..<shape.channels {
-            for i in 0..<shape.height {
-                let row = (c * t.shape.height + i) * t.shape.width
-                for j in 0..<shape.width {
-                    let v = t.values[row + j]
-                    guard v >= 0, Int(v) < tables else {
-                        throw IntHyperPayloadError.scaleIndexOutOfRange(index: k, value: v, tables: tables,
-                                                                        unit: "\(report.backend) (\(report.unit))")
-                    }
-                    out[k] = v
-                    k += 1
-                }
-            }
-        }
-        return out
-    }
-
-    /// g_s's planar 0…255 output, cropped to the picture and interleaved into RGB8 rows.
-    static func rows(_ t: TensorValue, width: Int, height: Int) throws -> RGB8Image {
-        let plane = t.shape.height * t.shape.width
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        for i in 0..<height {
-            for j in 0..<width {
-                for c in 0..<3 {
-                    // The certificate bounds g_s's output to 0…255; clamping keeps a wrong unit
-                    // from trapping here (its bytes differ and the probe would have caught it).
-                    let v = t.values[c * plane + i * t.shape.width + j]
-                    pixels[(i * width + j) * 3 + c] = UInt8(clamping: v)
-                }
-            }
-        }
-        return try RGB8Image(width: width, height: height, pixels: pixels)
-    }
 }

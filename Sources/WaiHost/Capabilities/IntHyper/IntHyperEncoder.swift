@@ -17,34 +17,37 @@ public struct IntHyperEncoder {
         public var bytes: [UInt8] { payload.serialized() }
     }
 
-    public func encode(_ image: RGB8Image, runner: GraphRunner) throws -> Result {
+    /// `budget` bounds what one tile's graph holds (§3.1), as for decoding.
+    public func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget = .standard) throws -> Result {
         let set = modelSet
         guard let analysis = set.analysis else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
                                 problem: "the model set was loaded without its analysis side (g_a.whm, h_a.whm); encoding needs it")
         }
-        let inst = try IntHyperDecoder.instance(set, width: image.width, height: image.height)
-        let g = inst.geometry
-        let ga: IntegerGraph, ha: IntegerGraph
+        try IntHyperSizeLimit.check(set, width: image.width, height: image.height, encoding: true, budget: budget)
+        let plan = try IntHyperDecoder.tiling(set, width: image.width, height: image.height)
+        let g = plan.geometry
+        let ga: TiledGraph, ha: TiledGraph
         do {
-            ga = try GraphResizing.resized(analysis.latent, height: g.paddedHeight, width: g.paddedWidth)
-            ha = try GraphResizing.resized(analysis.hyper, height: g.latentHeight, width: g.latentWidth)
-        } catch let e as GraphError {
-            throw IntHyperPayloadError.tooLarge(width: image.width, height: image.height, reason: "\(e)")
+            ga = try TiledGraph(analysis.latent, input: Extent(height: g.paddedHeight, width: g.paddedWidth))
+            ha = try TiledGraph(analysis.hyper, input: Extent(height: g.latentHeight, width: g.latentWidth))
+        } catch let e as TilingError {
+            throw ModelSetError(file: "g_a.whm/h_a.whm", problem: "the graphs do not analyse a \(image.width)×\(image.height) picture (\(e))")
         }
-        let picture = Self.paddedPlanes(image, height: g.paddedHeight, width: g.paddedWidth)
-        let y = try single(runner.run(ga, inputs: [picture]).outputs, expected: inst.yShape, graph: "g_a")
-        let z = try single(runner.run(ha, inputs: [y]).outputs, expected: inst.zShape, graph: "h_a")
-        let hs = try runner.run(inst.hyperSynthesis, inputs: [z])
-        guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis),
-              scaleTensor.values.count == scaleTensor.shape.count else {
-            throw HostError.runFailed(selector: hs.report.backend, reason: "h_s returned no output of the expected shape")
+        guard ga.outputExtent == Extent(height: plan.yShape.height, width: plan.yShape.width),
+              ha.outputExtent == Extent(height: plan.zShape.height, width: plan.zShape.width) else {
+            throw ModelSetError(file: "g_a.whm/h_a.whm", problem: "the graphs map a \(image.width)×\(image.height) picture to "
+                + "y \(ga.outputExtent) and z \(ha.outputExtent), not \(plan.yShape.height)×\(plan.yShape.width) and \(plan.zShape.height)×\(plan.zShape.width)")
         }
-        let scales = try IntHyperDecoder.cropScales(scaleTensor, to: inst.yShape, tables: set.entropy.yTables.count,
-                                                    report: hs.report)
+        let y = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a") { w in
+            Self.paddedPlanes(image, window: w)
+        }
+        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a") { y.window($0) }
+        let (scales, hs) = try IntHyperDecoder.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape,
+                                                            tables: set.entropy.yTables.count, runner: runner, budget: budget)
 
         var ze = RansEncoder()
-        let plane = inst.zShape.height * inst.zShape.width
+        let plane = plan.zShape.height * plan.zShape.width
         for (i, v) in z.values.enumerated() { ze.encode(v, table: set.entropy.zTables[i / plane]) }
         var ye = RansEncoder()
         for (i, v) in y.values.enumerated() { ye.encode(v, table: set.entropy.yTables[Int(scales[i])]) }
@@ -54,23 +57,42 @@ public struct IntHyperEncoder {
         return Result(payload: payload, y: y, z: z, hyperSynthesisReport: hs.report)
     }
 
-    private func single(_ outputs: [TensorValue], expected: Shape, graph: String) throws -> TensorValue {
-        guard outputs.count == 1, let t = outputs.first, t.shape == expected, t.values.count == expected.count else {
-            throw HostError.runFailed(selector: graph, reason: "\(graph) returned no output of shape \(expected)")
+    /// A graph's whole output, assembled from its tiles.
+    private static func whole(_ tg: TiledGraph, shape: Shape, runner: GraphRunner, budget: TileBudget, name: String,
+                              input: (Window) throws -> TensorValue) throws -> TensorValue {
+        var values = [Int32](repeating: 0, count: shape.count)
+        _ = try tg.run(budget: budget, runner: runner, name: name, input: input) { tile, t, _ in
+            guard t.shape.channels == shape.channels else {
+                throw TilingError.badOutput(graph: name, reason: "\(t.shape.channels) channels, \(shape.channels) expected")
+            }
+            let (h, w) = (t.shape.height, t.shape.width)
+            for c in 0..<shape.channels {
+                for i in tile.output.rows {
+                    let src = (c * h + i - tile.originRow) * w - tile.originCol
+                    let dst = (c * shape.height + i) * shape.width
+                    for j in tile.output.cols { values[dst + j] = t.values[src + j] }
+                }
+            }
         }
-        return t
+        return TensorValue(shape: shape, values: values)
     }
 
-    /// The picture as 3 planes (CHW), extended to the padded size by repeating the last
-    /// row and column, so the border is not pulled toward black.
+    /// Window `w` of the picture extended to a multiple of 16 (§3) as 3 planes (CHW): the
+    /// last row and column repeat, so the border is not pulled toward black.
     static func paddedPlanes(_ image: RGB8Image, height: Int, width: Int) -> TensorValue {
+        paddedPlanes(image, window: Window(rows: 0..<height, cols: 0..<width))
+    }
+
+    static func paddedPlanes(_ image: RGB8Image, window w: Window) -> TensorValue {
+        let (height, width) = (w.rows.count, w.cols.count)
         var values = [Int32](repeating: 0, count: 3 * height * width)
-        for c in 0..<3 {
-            for i in 0..<height {
-                let si = min(i, image.height - 1)
-                for j in 0..<width {
-                    let sj = min(j, image.width - 1)
-                    values[(c * height + i) * width + j] = Int32(image.pixels[(si * image.width + sj) * 3 + c])
+        image.pixels.withUnsafeBufferPointer { px in
+            for c in 0..<3 {
+                for (i, si) in w.rows.enumerated() {
+                    let row = min(si, image.height - 1) * image.width
+                    for (j, sj) in w.cols.enumerated() {
+                        values[(c * height + i) * width + j] = Int32(px[(row + min(sj, image.width - 1)) * 3 + c])
+                    }
                 }
             }
         }

@@ -1,0 +1,247 @@
+/// How much one tile's graph may hold (docs/capabilities/int_hyper.md §3.1).
+public struct TileBudget: Equatable, Sendable {
+    /// Bytes of every tensor of one tile's graph together, at 4 bytes an element (how the
+    /// host and the reference interpreter hold them).
+    public var bytes: Int
+    /// The largest tensor (elements) the unit takes, when it has a limit.
+    public var maxTensorElements: Int?
+    /// Square output tiles of this side instead of the largest that fits: tests compare tilings.
+    public var tileSide: Int?
+
+    public init(bytes: Int, maxTensorElements: Int? = nil, tileSide: Int? = nil) {
+        self.bytes = bytes; self.maxTensorElements = maxTensorElements; self.tileSide = tileSide
+    }
+
+    /// 256 MiB: with the whole-picture arrays it keeps a 24-megapixel decode or encode with
+    /// N = 128, M = 192 under 1 GiB (docs/capabilities/int_hyper.md §3.1).
+    public static let standard = TileBudget(bytes: 256 << 20)
+}
+
+public enum TilingError: Error, Equatable, CustomStringConvertible {
+    /// Even the smallest tile's graph is over the budget.
+    case budgetTooSmall(bytes: Int, maxTensorElements: Int?, smallestTileBytes: Int, smallestTileLargestTensor: Int)
+    /// A tile's graph would not compute what the whole graph computes there (a graph the
+    /// region engine cannot tile).
+    case notTileable(reason: String)
+    case badOutput(graph: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .budgetTooSmall(bytes, limit, tb, tl):
+            return "tiling: the smallest tile needs \(tb) bytes of tensors (largest tensor \(tl) elements); "
+                + "the budget is \(bytes) bytes" + (limit.map { " and \($0) elements per tensor" } ?? "")
+        case let .notTileable(reason):
+            return "tiling: \(reason)"
+        case let .badOutput(graph, reason):
+            return "tiling: \(graph): \(reason)"
+        }
+    }
+}
+
+/// A one-input, one-output graph run tile by tile over a picture (docs/capabilities/int_hyper.md
+/// §3.1, docs/probe.md §7): for each output tile the region engine finds the input window
+/// that determines it; the graph is instantiated on that window alone, and only the tile is
+/// kept of its output. Inside a window every value has its real neighbours and at the
+/// picture's edge the same zero padding, so the kept values equal the untiled run's.
+public struct TiledGraph {
+    public struct Tile: Equatable, Sendable {
+        /// What this tile contributes, in the whole graph's output coordinates.
+        public var output: Window
+        /// The input window the tile's graph runs on.
+        public var input: Window
+        /// Whole-graph output coordinates of the tile graph's output element (0, 0).
+        public var originRow: Int
+        public var originCol: Int
+        /// Elements of every tensor of the tile's graph, and of its largest.
+        public var elements: Int
+        public var largest: Int
+    }
+
+    public let graph: IntegerGraph
+    public let inputExtent: Extent
+    /// The output region the tiles cover (the top-left of the output: a picture is cropped).
+    public let region: Extent
+    let extents: [Extent]
+    let inputIndex: Int
+    let outputIndex: Int
+    let inputAlignment: Int
+    let outputAlignment: Int
+
+    /// `graph` at any stored size; `input` the whole input's extent; `region` defaults to the
+    /// whole output.
+    public init(_ graph: IntegerGraph, input: Extent, region: Extent? = nil) throws {
+        guard graph.inputs.count == 1, graph.outputs.count == 1 else {
+            throw TilingError.notTileable(reason: "a tiled graph has one input and one output (this one \(graph.inputs.count) and \(graph.outputs.count))")
+        }
+        self.graph = graph
+        inputExtent = input
+        inputIndex = graph.inputs[0]
+        outputIndex = graph.outputs[0]
+        do { extents = try SpatialExtents.of(graph, input: input) } catch {
+            throw TilingError.notTileable(reason: "\(error)")
+        }
+        let whole = extents[outputIndex]
+        let r = region ?? whole
+        guard r.height >= 1, r.width >= 1, r.height <= whole.height, r.width <= whole.width else {
+            throw TilingError.notTileable(reason: "region \(r) is not inside the output \(whole)")
+        }
+        self.region = r
+        inputAlignment = SpatialExtents.inputAlignment(graph)
+        outputAlignment = SpatialExtents.outputAlignment(graph)
+    }
+
+    public var outputExtent: Extent { extents[outputIndex] }
+
+    /// The tile producing output window `out`.
+    public func tile(_ out: Window) throws -> Tile {
+        let need = RegionEngine.requiredWindows(graph, extents: extents, output: outputIndex, window: out)
+        guard let w = need[inputIndex], !w.isEmpty else {
+            throw TilingError.notTileable(reason: "output \(out) depends on no input")
+        }
+        func down(_ v: Int) -> Int { v / inputAlignment * inputAlignment }
+        func up(_ v: Int, _ n: Int) -> Int { min(n, (v + inputAlignment - 1) / inputAlignment * inputAlignment) }
+        let input = Window(rows: down(w.rows.lowerBound)..<up(w.rows.upperBound, inputExtent.height),
+                           cols: down(w.cols.lowerBound)..<up(w.cols.upperBound, inputExtent.width))
+        let sub: [Extent]
+        do { sub = try SpatialExtents.of(graph, input: Extent(height: input.rows.count, width: input.cols.count)) } catch {
+            throw TilingError.notTileable(reason: "input window \(input): \(error)")
+        }
+        guard let offsets = SpatialExtents.offsets(graph, origin: (input.rows.lowerBound, input.cols.lowerBound)) else {
+            throw TilingError.notTileable(reason: "input window \(input) is off the strided convolutions' grid")
+        }
+        var elements = 0, largest = 0
+        for t in graph.tensors.indices {
+            let o = offsets[t], e = sub[t]
+            if let n = need[t], !n.isEmpty {
+                // Every value the tile needs is computed by the tile's graph (its extent never
+                // reaches past the whole tensor's, so its zero padding is the whole graph's).
+                guard n.rows.lowerBound >= o.row, n.rows.upperBound <= o.row + e.height,
+                      n.cols.lowerBound >= o.col, n.cols.upperBound <= o.col + e.width else {
+                    throw TilingError.notTileable(reason: "tensor \(t) needs \(n) but the tile graph on \(input) computes only "
+                        + "rows \(o.row)..<\(o.row + e.height), cols \(o.col)..<\(o.col + e.width)")
+                }
+            }
+            let count = graph.tensors[t].shape.channels * e.height * e.width
+            elements += count
+            largest = max(largest, count)
+        }
+        return Tile(output: out, input: input, originRow: offsets[outputIndex].row, originCol: offsets[outputIndex].col,
+                    elements: elements, largest: largest)
+    }
+
+    func tiles(side: Int) throws -> [Tile] {
+        var out: [Tile] = []
+        for r in stride(from: 0, to: region.height, by: side) {
+            for c in stride(from: 0, to: region.width, by: side) {
+                out.append(try tile(Window(rows: r..<min(r + side, region.height), cols: c..<min(c + side, region.width))))
+            }
+        }
+        return out
+    }
+
+    static func fits(_ t: Tile, _ b: TileBudget) -> Bool {
+        t.elements <= b.bytes / 4 && t.largest <= GraphStructure.maxElements && t.largest <= (b.maxTensorElements ?? Int.max)
+    }
+
+    /// The tiles: one when the whole graph fits the budget (so the run is the untiled run);
+    /// else square tiles of the largest side (a multiple of the graph's upsampling factor)
+    /// whose every tile fits.
+    public func plan(_ budget: TileBudget) throws -> [Tile] {
+        if let s = budget.tileSide { return try tiles(side: max(1, s)) }
+        let whole = try tile(Window(rows: 0..<region.height, cols: 0..<region.width))
+        if Self.fits(whole, budget) { return [whole] }
+        let unit = outputAlignment
+        // An interior tile (halo on both sides) of side k·unit, to size the search.
+        func probe(_ k: Int) throws -> Tile {
+            let s = k * unit
+            let r0 = s < region.height ? min(s, region.height - 1) : 0, c0 = s < region.width ? min(s, region.width - 1) : 0
+            return try tile(Window(rows: r0..<min(r0 + s, region.height), cols: c0..<min(c0 + s, region.width)))
+        }
+        let smallest = try probe(1)
+        guard Self.fits(smallest, budget) else {
+            throw TilingError.budgetTooSmall(bytes: budget.bytes, maxTensorElements: budget.maxTensorElements,
+                                             smallestTileBytes: smallest.elements * 4, smallestTileLargestTensor: smallest.largest)
+        }
+        var lo = 1, hi = (max(region.height, region.width) + unit - 1) / unit
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if Self.fits(try probe(mid), budget) { lo = mid } else { hi = mid - 1 }
+        }
+        // Alignment makes a few tiles slightly larger than the probe: shrink until all fit.
+        var k = lo
+        while true {
+            let all = try tiles(side: k * unit)
+            if all.allSatisfy({ Self.fits($0, budget) }) || k == 1 { return all }
+            k -= 1
+        }
+    }
+
+    /// Runs the tiles on `runner`: `input` gives the values of an input window (CHW, every
+    /// channel), `output` receives each tile with its graph's whole output and the run's report. Resized graphs
+    /// are made (and their certificates verified) once per tile size. When the runner learns
+    /// a smaller tensor limit for its unit while running (a unit that answered `unsupported`
+    /// for a tile too large for its buffers), the picture is planned again below it.
+    /// Returns the runs' report (`summary`) and how many tiles ran.
+    public func run(budget: TileBudget, runner: GraphRunner, name: String,
+                    input: (Window) throws -> TensorValue,
+                    output: (Tile, TensorValue, RunReport) throws -> Void) throws -> (report: RunReport, tiles: Int) {
+        var b = budget
+        if let limit = runner.maxTensorElements(for: graph) { b.maxTensorElements = min(limit, b.maxTensorElements ?? limit) }
+        var tiles = try plan(b)
+        var resized: [Extent: IntegerGraph] = [:]
+        var reports: [RunReport] = []
+        var i = 0
+        while i < tiles.count {
+            let t = tiles[i]
+            let e = Extent(height: t.input.rows.count, width: t.input.cols.count)
+            let g: IntegerGraph
+            if let hit = resized[e] { g = hit } else {
+                g = try GraphResizing.resized(graph, height: e.height, width: e.width)
+                resized[e] = g
+            }
+            let x = try input(t.input)
+            let r = try runner.run(g, inputs: [x])
+            guard let y = r.outputs.first, let shape = GraphResizing.outputShape(g), y.shape == shape,
+                  y.values.count == shape.count else {
+                throw TilingError.badOutput(graph: name, reason: "tile \(i + 1) of \(tiles.count) returned no output of the expected shape")
+            }
+            try output(t, y, r.report)
+            reports.append(r.report)
+            i += 1
+            if let limit = runner.maxTensorElements(for: graph), limit < (b.maxTensorElements ?? Int.max),
+               tiles[i...].contains(where: { $0.largest > limit }) {
+                b.maxTensorElements = limit
+                tiles = try plan(b)
+                reports = []
+                i = 0
+            }
+        }
+        guard let first = reports.first else { throw TilingError.notTileable(reason: "the plan has no tiles") }
+        return (Self.summary(first, reports), reports.count)
+    }
+}
+
+extension TiledGraph {
+    /// One report for a graph run in tiles: the first tile's, and when other tiles ran
+    /// elsewhere (a unit failed over) the reason says where each ran.
+    static func summary(_ first: RunReport, _ reports: [RunReport]) -> RunReport {
+        var first = first
+        var counts: [(String, Int)] = []
+        for r in reports {
+            let name = "\(r.backend) (\(r.device))"
+            if let k = counts.firstIndex(where: { $0.0 == name }) { counts[k].1 += 1 } else { counts.append((name, 1)) }
+        }
+        if counts.count > 1 {
+            first.reason += "; the \(reports.count) tiles ran on " + counts.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
+        }
+        return first
+    }
+}
+
+extension TensorValue {
+    /// The values of window `w` of this tensor (every channel), CHW.
+    func window(_ w: Window) -> TensorValue {
+        let v = WindowValue(window: Window(rows: 0..<shape.height, cols: 0..<shape.width), channels: shape.channels, values: values)
+        return TensorValue(shape: Shape(shape.channels, w.rows.count, w.cols.count), values: v.crop(w))
+    }
+}
