@@ -26,6 +26,13 @@ public final class BackendHost: @unchecked Sendable {
     /// graph the unit cannot take): selector → reason. They are treated as `failed` for
     /// the rest of this host's life, until a new probe.
     private var runFailures: [String: String] = [:]
+    /// Units that refused a graph as too large for them (`unsupported` or `out_of_memory`
+    /// on a graph with a tensor past `sizeRefusalFloor` elements: a buffer limit such as
+    /// lavapipe's maxStorageBufferRange): selector → the largest tensor (elements) they are
+    /// still given. Larger graphs go elsewhere; tiled runs plan below it (`maxTensorElements`).
+    private var tensorLimits: [String: Int] = [:]
+    /// Below this a refusal says nothing about size: the probe ran graphs this large.
+    static let sizeRefusalFloor = 1 << 20
     /// Spot-checked runs each unit passed in this host (selector → count), and every run
     /// dispatched to it (for sampling).
     private var checkedRuns: [String: Int] = [:]
@@ -84,8 +91,7 @@ public final class BackendHost: @unchecked Sendable {
         var failedHere: [String] = []
         var demoted = false
         while true {
-            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }),
-                                               graph: graph)
+            let choice = try Dispatcher.choose(selection, in: try limitedProbe(), graph: graph)
             let fallback = failedHere.isEmpty ? nil : failedHere.joined(separator: "; ")
             let fallbackKind: DispatchKind = demoted ? .unitDemoted : .unitFailed
             switch choice {
@@ -95,7 +101,19 @@ public final class BackendHost: @unchecked Sendable {
             case let .unit(row, kind, reason):
                 let outputs: [TensorValue]
                 do {
-                    outputs = try preparedGraph(for: row, graph: graph).run(inputs)
+                    let p = try preparedGraph(for: row, graph: graph)
+                    do { outputs = try p.run(inputs) } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
+                        throw SizeRefusal(error: error)
+                    }
+                } catch let refusal as SizeRefusal {
+                    // Too large for this unit, not a fault: it keeps smaller graphs.
+                    let largest = ProbeCoverage.largestTensor(graph)
+                    lock.withLock {
+                        tensorLimits[row.selector] = min(tensorLimits[row.selector] ?? Int.max, largest - 1)
+                        prepared.removeAll { $0.path == row.path && $0.unit == row.index && $0.graph == graph }
+                    }
+                    failedHere.append("\(row.selector) refused a graph with a tensor of \(largest) elements: \(refusal.error)")
+                    continue
                 } catch {
                     let why = "\(row.selector) failed at run time: \(error)"
                     lock.withLock {
@@ -116,6 +134,38 @@ public final class BackendHost: @unchecked Sendable {
                                            dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
                                            reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank))
             }
+        }
+    }
+
+    /// The probe result with this host's run failures and learned tensor limits applied.
+    private func limitedProbe() throws -> ProbeResult {
+        let (failures, limits) = lock.withLock { (runFailures, tensorLimits) }
+        var r = try currentProbe().markingFailed(failures)
+        guard !limits.isEmpty else { return r }
+        for i in r.units.indices {
+            guard let limit = limits[r.units[i].selector], var coverage = r.units[i].coverage else { continue }
+            coverage.maxElements = min(coverage.maxElements ?? limit, limit)
+            r.units[i].coverage = coverage
+        }
+        return r
+    }
+
+    /// The largest tensor (elements) the unit `selection` would run `graph` on takes, when
+    /// the probe or a refusal in this host found a limit; nil for the reference interpreter
+    /// or a unit with none known. Tiled runs plan their tiles below it.
+    public func maxTensorElements(for graph: IntegerGraph, on selection: UnitSelection = .best) -> Int? {
+        guard selection != .reference, let probe = try? currentProbe().markingFailed(lock.withLock { runFailures }) else { return nil }
+        // The unit chosen when sizes are not considered: the one a tiled run wants to fit.
+        var unlimited = probe
+        for i in unlimited.units.indices { unlimited.units[i].coverage?.maxElements = nil }
+        guard case .unit(let row, _, _)? = try? Dispatcher.choose(selection, in: unlimited, graph: graph) else { return nil }
+        let learned = lock.withLock { tensorLimits[row.selector] }
+        let probed = probe.units.first { $0.selector == row.selector }?.coverage?.maxElements
+        switch (learned, probed) {
+        case let (a?, b?): return min(a, b)
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        case (nil, nil): return nil
         }
     }
 
@@ -199,6 +249,8 @@ public final class BackendHost: @unchecked Sendable {
         let p: any PreparedGraphRun
         do { p = try workerUnit(for: row).prepare(graph) } catch let e as HostError {
             throw e
+        } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
+            throw SizeRefusal(error: error)
         } catch {
             throw HostError.runFailed(selector: row.selector, reason: "\(error)")
         }
@@ -233,5 +285,18 @@ public final class BackendHost: @unchecked Sendable {
                                         reason: "now \(u.kind.rawValue) \(u.device) / \(u.driver)")
         }
         return WorkerUnit(worker: worker, unit: index, timeout: configuration.runTimeout)
+    }
+}
+
+/// A unit's `unsupported` or `out_of_memory` answer to a graph larger than any the probe
+/// ran: the graph is too large for it (BackendHost.tensorLimits).
+/// Only a unit with a coverage record takes a limit (dispatch reads it there); any other
+/// refusal marks the unit failed as before.
+private struct SizeRefusal: Error {
+    var error: Error
+
+    static func applies(_ error: Error, _ graph: IntegerGraph) -> Bool {
+        (UnitCallFailure.isUnsupported(error) || UnitCallFailure.isOutOfMemory(error))
+            && ProbeCoverage.largestTensor(graph) > BackendHost.sizeRefusalFloor
     }
 }

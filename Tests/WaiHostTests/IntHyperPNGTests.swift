@@ -96,6 +96,52 @@ final class IntHyperPNGTests: XCTestCase {
         }
     }
 
+    /// A tiny PNG whose IHDR declares `width × height` RGB8 (one stored block of zeros as IDAT).
+    private func declaring(width: Int, height: Int) -> [UInt8] {
+        func be(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+        return PNGCodec.signature + chunk("IHDR", be(width) + be(height) + [8, 2, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x01, 0x01, 0x04, 0x00, 0xFB, 0xFF, 0, 0, 0, 0, 0x00, 0x04, 0x00, 0x01]) + chunk("IEND", [])
+    }
+
+    /// The peak resident set of this process so far (VmHWM), in bytes.
+    private func peakRSS() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        return try XCTUnwrap(fields.count > 1 ? Int(fields[1]) : nil) * 1024
+    }
+
+    /// docs/capabilities/int_hyper.md §3.1: a header past the memory bound is refused from the
+    /// header, naming the size that fits, and nothing sized by it is allocated (the peak
+    /// resident set grows by far less than the 2.7 GB the rows would take).
+    func testHeadersPastTheMemoryBoundAreRefusedBeforeAnyLargeAllocation() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("huge")
+        let path = dir + "/huge.png"
+        try IntHyperTestSupport.write(declaring(width: 30000, height: 30000), path)
+        let set = try IntHyperModelSet.load(directory: IntHyperTestSupport.samples + "/models/q2", needsAnalysis: true)
+        let before = try peakRSS()
+        XCTAssertThrowsError(try PictureFile.read(path: path)) { e in
+            guard case .tooLarge(path, 30000, 30000, MemoryBound.bytes, let w, let h)? = e as? ImageError else { return XCTFail("\(e)") }
+            XCTAssertLessThanOrEqual(w * h * 3, MemoryBound.bytes)
+            XCTAssertTrue("\(e)".contains("30000×30000") && "\(e)".contains("\(w)×\(h)"), "\(e)")
+        }
+        XCTAssertThrowsError(try PNGCodec.decode(declaring(width: 30000, height: 30000), source: "h.png")) { e in
+            guard case .tooLarge? = e as? ImageError else { return XCTFail("\(e)") }
+        }
+        // Rows inside the PNG bound, but the encode (rows, latents, one tile's graph) is not.
+        let (w, h) = (14000, 14000)
+        XCTAssertLessThanOrEqual(w * h * 3, MemoryBound.bytes)
+        XCTAssertGreaterThan(IntHyperSizeLimit.estimatedBytes(set, width: w, height: h, encoding: true), MemoryBound.bytes)
+        try IntHyperTestSupport.write(declaring(width: w, height: h), dir + "/big.png")
+        XCTAssertThrowsError(try PictureFile.read(path: dir + "/big.png") { w, h in
+            try IntHyperSizeLimit.check(set, width: w, height: h, encoding: true)
+        }) { e in
+            guard case .tooLarge(14000, 14000, let reason)? = e as? IntHyperPayloadError else { return XCTFail("\(e)") }
+            XCTAssertTrue(reason.contains("memory bound of 1024 MiB") && reason.contains("largest picture"), reason)
+        }
+        XCTAssertLessThan(try peakRSS() - before, 64 << 20, "the refusals allocated what the headers declare")
+    }
+
     func testRawRGBNeedsTheRightSize() throws {
         let dir = try IntHyperTestSupport.temporaryDirectory("raw")
         try IntHyperTestSupport.write(Array(repeating: 1, count: 12), dir + "/x.rgb")

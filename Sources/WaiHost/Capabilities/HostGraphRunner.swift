@@ -17,4 +17,6 @@ public struct HostGraphRunner: GraphRunner {
     public func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport) {
         try host.run(graph, inputs: inputs, on: selection)
     }
+
+    public func maxTensorElements(for graph: IntegerGraph) -> Int? { host.maxTensorElements(for: graph, on: selection) }
 }

@@ -12,9 +12,9 @@ public enum PNGCodec {
     /// Chunks that would make libpng transform samples; ignored on purpose.
     static let colourChunks: Set<String> = ["gAMA", "cHRM", "iCCP", "sRGB"]
 
-    /// Memory bound of one decoded picture (its RGB8 rows): checked from the IHDR before
-    /// anything sized by the header is allocated.
-    public static let maximumDecodedBytes = 1 << 30
+    /// Memory bound of one decoded picture (its RGB8 rows), the host's memory bound
+    /// (`MemoryBound`): checked from the IHDR before anything sized by the header is allocated.
+    public static var maximumDecodedBytes: Int { MemoryBound.bytes }
 
     /// The largest width × height of the same aspect ratio whose RGB8 rows fit `bound` bytes.
     public static func largestFitting(width: Int, height: Int, bound: Int = maximumDecodedBytes) -> (Int, Int) {

@@ -1,19 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Whether a picture fits the memory bound (docs/capabilities/int_hyper.md §3.1), checked
 /// from its size alone — a payload's or a PNG's header — before anything sized by it is
 /// allocated; a refusal states the largest picture of the same shape that fits.
 public enum IntHyperSizeLimit {
-    /// 1 GiB, or `WAIHOST_MEMORY_LIMIT_MIB` MiB (at least the tile budget plus 64 MiB) when set.
-    public static var memoryBound: Int {
-        if let text = getenv("WAIHOST_MEMORY_LIMIT_MIB").map({ String(cString: $0) }), let mib = Int(text), mib > 0,
-           mib <= 1 << 24 {
-            return max(mib << 20, TileBudget.standard.bytes + (64 << 20))
-        }
-        return 1 << 30
-    }
+    /// The host's memory bound (`MemoryBound`: 1 GiB unless `WAIHOST_MEMORY_LIMIT_MIB` says otherwise).
+    public static var memoryBound: Int { MemoryBound.bytes }
 
     /// What a decode (or an encode) holds for the whole picture, besides one tile's graph:
     /// the RGB8 rows, y and its scale indices (int32), z, and for encoding the rANS output
