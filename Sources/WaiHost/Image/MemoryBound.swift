@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// The memory a picture may make the host hold (docs/capabilities/int_hyper.md §3.1): 1 GiB,
-/// or `WAIHOST_MEMORY_LIMIT_MIB` MiB when set (at least 320 MiB: one tile's graph and a
-/// little picture). The PNG reader's bound on decoded rows and the codec's bound on a whole
+/// or `WAIHOST_MEMORY_LIMIT_MIB` MiB when set (at least 320 MiB); a quarter of it bounds
+/// one tile's graph (`TileBudget.standard`). The PNG reader's bound on decoded rows and the codec's bound on a whole
 /// decode or encode are this one number, so neither admits what the other refuses.
 public enum MemoryBound {
     public static let defaultBytes = 1 << 30

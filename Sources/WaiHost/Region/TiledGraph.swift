@@ -12,9 +12,10 @@ public struct TileBudget: Equatable, Sendable {
         self.bytes = bytes; self.maxTensorElements = maxTensorElements; self.tileSide = tileSide
     }
 
-    /// 256 MiB: with the whole-picture arrays it keeps a 24-megapixel decode or encode with
-    /// N = 128, M = 192 under 1 GiB (docs/capabilities/int_hyper.md §3.1).
-    public static let standard = TileBudget(bytes: 256 << 20)
+    /// A quarter of the host's memory bound (`MemoryBound`): 256 MiB by default, which with
+    /// the whole-picture arrays keeps a 24-megapixel decode or encode with N = 128, M = 192
+    /// under 1 GiB (docs/capabilities/int_hyper.md §3.1).
+    public static var standard: TileBudget { TileBudget(bytes: MemoryBound.bytes / 4) }
 }
 
 public enum TilingError: Error, Equatable, CustomStringConvertible {
