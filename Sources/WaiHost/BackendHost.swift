@@ -169,6 +169,19 @@ public final class BackendHost: @unchecked Sendable {
         }
     }
 
+    /// Drops what this host prepared and remembered for `graph` (its prepared graphs and
+    /// their buffers on every unit, its spot-check cache); a later run prepares it again.
+    public func release(_ graph: IntegerGraph) {
+        // Released outside the lock: a prepared graph's release is a call to its worker.
+        let dropped = lock.withLock { () -> [PreparedEntry] in
+            let gone = prepared.filter { $0.graph == graph }
+            prepared.removeAll { $0.graph == graph }
+            windowCaches.removeAll { $0.graph == graph }
+            return gone
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
     /// Applies the spot-check policy to one run on `row`; on a mismatch demotes the unit
     /// and returns the evidence as a sentence, nil when the run passed or was not checked.
     private func spotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue],

@@ -10,10 +10,14 @@ public protocol GraphRunner {
     /// The largest tensor (elements) the unit that would run `graph` takes, when it has a
     /// known limit; tiled runs (`TiledGraph`) plan their tiles below it.
     func maxTensorElements(for graph: IntegerGraph) -> Int?
+    /// The caller will not run `graph` again soon: what was prepared for it may go (a tiled
+    /// run's tile graphs would otherwise each keep their buffers on the unit).
+    func release(_ graph: IntegerGraph)
 }
 
 extension GraphRunner {
     public func maxTensorElements(for graph: IntegerGraph) -> Int? { nil }
+    public func release(_ graph: IntegerGraph) {}
 }
 
 /// Milliseconds on the monotonic clock, for the timings in reports.

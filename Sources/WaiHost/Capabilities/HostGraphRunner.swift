@@ -19,4 +19,6 @@ public struct HostGraphRunner: GraphRunner {
     }
 
     public func maxTensorElements(for graph: IntegerGraph) -> Int? { host.maxTensorElements(for: graph, on: selection) }
+
+    public func release(_ graph: IntegerGraph) { host.release(graph) }
 }

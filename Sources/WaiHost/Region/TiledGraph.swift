@@ -140,6 +140,14 @@ public struct TiledGraph {
         return out
     }
 
+    /// Tiles grouped by input window size (in plan order within a size).
+    static func bySize(_ tiles: [Tile]) -> [Tile] {
+        tiles.enumerated().sorted { a, b in
+            let ka = (a.element.input.rows.count, a.element.input.cols.count), kb = (b.element.input.rows.count, b.element.input.cols.count)
+            return ka != kb ? ka < kb : a.offset < b.offset
+        }.map(\.element)
+    }
+
     static func fits(_ t: Tile, _ b: TileBudget) -> Bool {
         t.elements <= b.bytes / 4 && t.largest <= GraphStructure.maxElements && t.largest <= (b.maxTensorElements ?? Int.max)
     }
@@ -188,7 +196,7 @@ public struct TiledGraph {
                     output: (Tile, TensorValue, RunReport) throws -> Void) throws -> (report: RunReport, tiles: Int) {
         var b = budget
         if let limit = runner.maxTensorElements(for: graph) { b.maxTensorElements = min(limit, b.maxTensorElements ?? limit) }
-        var tiles = try plan(b)
+        var tiles = Self.bySize(try plan(b))
         var resized: [Extent: IntegerGraph] = [:]
         var reports: [RunReport] = []
         var i = 0
@@ -209,10 +217,16 @@ public struct TiledGraph {
             try output(t, y, r.report)
             reports.append(r.report)
             i += 1
+            // Tiles of one size run together; a size done, its graph's buffers go (whole
+            // runs keep theirs: the next picture of this size reuses them).
+            if tiles.count > 1, i == tiles.count || Extent(height: tiles[i].input.rows.count, width: tiles[i].input.cols.count) != e {
+                runner.release(g)
+                resized[e] = nil
+            }
             if let limit = runner.maxTensorElements(for: graph), limit < (b.maxTensorElements ?? Int.max),
                tiles[i...].contains(where: { $0.largest > limit }) {
                 b.maxTensorElements = limit
-                tiles = try plan(b)
+                tiles = Self.bySize(try plan(b))
                 reports = []
                 i = 0
             }
