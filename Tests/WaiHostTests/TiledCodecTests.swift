@@ -81,6 +81,8 @@ final class TiledCodecTests: XCTestCase {
         let many = try plan.synthesis.plan(budget)
         XCTAssertGreaterThan(many.count, 1)
         XCTAssertTrue(many.allSatisfy { $0.elements * 4 <= budget.bytes }, "\(many.map(\.elements))")
+        // Edge tiles' windows are widened to the interior's: one graph instance serves all.
+        XCTAssertEqual(Set(many.map { Extent(height: $0.input.rows.count, width: $0.input.cols.count) }).count, 1)
         // Every output element is covered exactly once.
         var covered = [Int](repeating: 0, count: 300 * 200)
         for t in many { for i in t.output.rows { for j in t.output.cols { covered[i * 300 + j] += 1 } } }

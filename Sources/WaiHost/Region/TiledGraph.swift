@@ -93,16 +93,27 @@ public struct TiledGraph {
 
     public var outputExtent: Extent { extents[outputIndex] }
 
-    /// The tile producing output window `out`.
-    public func tile(_ out: Window) throws -> Tile {
+    /// The tile producing output window `out`; with `size`, its input window is widened to
+    /// that extent where the input allows (a larger window is as exact, and tiles of one
+    /// size share one instantiated, verified and prepared graph).
+    public func tile(_ out: Window, size: Extent? = nil) throws -> Tile {
         let need = RegionEngine.requiredWindows(graph, extents: extents, output: outputIndex, window: out)
         guard let w = need[inputIndex], !w.isEmpty else {
             throw TilingError.notTileable(reason: "output \(out) depends on no input")
         }
         func down(_ v: Int) -> Int { v / inputAlignment * inputAlignment }
         func up(_ v: Int, _ n: Int) -> Int { min(n, (v + inputAlignment - 1) / inputAlignment * inputAlignment) }
-        let input = Window(rows: down(w.rows.lowerBound)..<up(w.rows.upperBound, inputExtent.height),
-                           cols: down(w.cols.lowerBound)..<up(w.cols.upperBound, inputExtent.width))
+        // Grown at the end first, then at the start (on the alignment grid), inside 0..<n.
+        func widened(_ r: Range<Int>, _ n: Int, _ target: Int?) -> Range<Int> {
+            guard let target, target > r.count else { return r }
+            let hi = min(n, r.lowerBound + target)
+            let lo = max(0, down(hi - target))
+            return lo..<hi
+        }
+        let input = Window(rows: widened(down(w.rows.lowerBound)..<up(w.rows.upperBound, inputExtent.height),
+                                         inputExtent.height, size?.height),
+                           cols: widened(down(w.cols.lowerBound)..<up(w.cols.upperBound, inputExtent.width),
+                                         inputExtent.width, size?.width))
         let sub: [Extent]
         do { sub = try SpatialExtents.of(graph, input: Extent(height: input.rows.count, width: input.cols.count)) } catch {
             throw TilingError.notTileable(reason: "input window \(input): \(error)")
@@ -130,14 +141,18 @@ public struct TiledGraph {
                     elements: elements, largest: largest)
     }
 
+    /// Square tiles of `side`, every input window widened to the largest among them.
     func tiles(side: Int) throws -> [Tile] {
-        var out: [Tile] = []
+        var windows: [Window] = []
         for r in stride(from: 0, to: region.height, by: side) {
             for c in stride(from: 0, to: region.width, by: side) {
-                out.append(try tile(Window(rows: r..<min(r + side, region.height), cols: c..<min(c + side, region.width))))
+                windows.append(Window(rows: r..<min(r + side, region.height), cols: c..<min(c + side, region.width)))
             }
         }
-        return out
+        let first = try windows.map { try tile($0) }
+        guard first.count > 1 else { return first }
+        let size = Extent(height: first.map(\.input.rows.count).max() ?? 1, width: first.map(\.input.cols.count).max() ?? 1)
+        return try windows.map { try tile($0, size: size) }
     }
 
     /// Tiles grouped by input window size (in plan order within a size).
