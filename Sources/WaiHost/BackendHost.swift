@@ -35,6 +35,8 @@ public final class BackendHost: @unchecked Sendable {
     private var windowRNG = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
     /// The region engine's memory of each graph spot-checked lately (as many as prepared graphs).
     private var windowCaches: [(graph: IntegerGraph, cache: WindowCache)] = []
+    /// Model qualification verdicts (docs/probe.md §9), kept beside the probe cache.
+    private let qualifications: QualificationBook
 
     private struct PreparedEntry {
         var path: String
@@ -46,6 +48,7 @@ public final class BackendHost: @unchecked Sendable {
     public init(configuration: HostConfiguration = .fromEnvironment()) {
         self.configuration = configuration
         self.workers = WorkerPool(executable: configuration.unitWorkerExecutable)
+        self.qualifications = QualificationBook(directory: configuration.cacheDirectory)
     }
 
     /// Probes every unit of every plugin (cached verdicts are reused unless `fresh`).
@@ -71,8 +74,10 @@ public final class BackendHost: @unchecked Sendable {
 
     /// Runs a verified graph. Inputs must meet the graph's input contract. Nothing runs on
     /// a unit that did not pass the probe.
-    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on selection: UnitSelection = .best) throws
-        -> (outputs: [TensorValue], report: RunReport) {
+    /// `model` names the model set's graph this is (docs/probe.md §9): a plugin unit runs
+    /// it only once qualified for it.
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on selection: UnitSelection = .best,
+                    model: ModelGraphID? = nil) throws -> (outputs: [TensorValue], report: RunReport) {
         try verifyOnce(graph)
         try checkInputContract(graph, inputs)
         if selection == .reference {
@@ -83,25 +88,42 @@ public final class BackendHost: @unchecked Sendable {
         // on the reference interpreter — and the report says which unit failed and why.
         var failedHere: [String] = []
         var demoted = false
+        // Units not qualified for this model graph (selector → evidence), and every verdict met.
+        var unqualified: [String: String] = [:]
+        var notes: [QualificationNote] = []
         while true {
-            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(lock.withLock { runFailures }),
-                                               graph: graph)
+            let excluded = lock.withLock { runFailures }.merging(unqualified) { run, _ in run }
+            let choice = try Dispatcher.choose(selection, in: try currentProbe().markingFailed(excluded), graph: graph)
             let fallback = failedHere.isEmpty ? nil : failedHere.joined(separator: "; ")
-            let fallbackKind: DispatchKind = demoted ? .unitDemoted : .unitFailed
+            let fallbackKind: DispatchKind = demoted ? .unitDemoted : unqualified.isEmpty ? .unitFailed : .unitUnqualified
             switch choice {
             case let .reference(kind, reason):
-                return try runOnReference(graph, inputs, fallback == nil ? kind : fallbackKind,
-                                          reason: fallback.map { "\($0); \(reason)" } ?? reason)
+                var result = try runOnReference(graph, inputs, fallback == nil ? kind : fallbackKind,
+                                                reason: fallback.map { "\($0); \(reason)" } ?? reason)
+                result.report.qualification = notes.isEmpty ? nil : notes
+                return result
             case let .unit(row, kind, reason):
+                if let model {
+                    switch try qualify(row, graph: graph, model: model) {
+                    case .run(let note):
+                        notes.append(note)
+                    case let .refuse(note, why):
+                        notes.append(note)
+                        unqualified[row.selector] = why
+                        failedHere.append(why)
+                        continue
+                    case .unitFailed(let why):
+                        markFailed(row, why)
+                        failedHere.append(why)
+                        continue
+                    }
+                }
                 let outputs: [TensorValue]
                 do {
                     outputs = try preparedGraph(for: row, graph: graph).run(inputs)
                 } catch {
                     let why = "\(row.selector) failed at run time: \(error)"
-                    lock.withLock {
-                        runFailures[row.selector] = why
-                        prepared.removeAll { $0.path == row.path && $0.unit == row.index }
-                    }
+                    markFailed(row, why)
                     failedHere.append(why)
                     continue
                 }
@@ -112,10 +134,28 @@ public final class BackendHost: @unchecked Sendable {
                     demoted = true
                     continue
                 }
-                return (outputs, RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
-                                           dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
-                                           reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank))
+                var report = RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
+                                       dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
+                                       reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank)
+                report.qualification = notes.isEmpty ? nil : notes
+                return (outputs, report)
             }
+        }
+    }
+
+    /// Marks the unit failed for the rest of this host's life (until a new probe).
+    private func markFailed(_ row: UnitProbeRecord, _ why: String) {
+        lock.withLock {
+            runFailures[row.selector] = why
+            prepared.removeAll { $0.path == row.path && $0.unit == row.index }
+        }
+    }
+
+    /// Qualification of `row` for a model graph (docs/probe.md §9): the cached verdict, or
+    /// one found now by running the graph at the qualification size in the unit's worker.
+    private func qualify(_ row: UnitProbeRecord, graph: IntegerGraph, model: ModelGraphID) throws -> QualificationGate.Decision {
+        try QualificationGate.decide(row, graph: graph, model: model, book: qualifications) { g, inputs in
+            try workerUnit(for: row).prepare(g).run(inputs)
         }
     }
 

@@ -7,6 +7,17 @@ import Glibc
 /// Tests plug a prepared backend in directly; the fuzz harness the reference interpreter.
 public protocol GraphRunner {
     func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport)
+    /// A model set's graph: the host qualifies a plugin unit for it first (docs/probe.md §9).
+    func run(_ graph: IntegerGraph, inputs: [TensorValue], model: ModelGraphID) throws
+        -> (outputs: [TensorValue], report: RunReport)
+}
+
+extension GraphRunner {
+    /// Runners that do not dispatch to plugin units have nothing to qualify.
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], model: ModelGraphID) throws
+        -> (outputs: [TensorValue], report: RunReport) {
+        try run(graph, inputs: inputs)
+    }
 }
 
 /// Milliseconds on the monotonic clock, for the timings in reports.

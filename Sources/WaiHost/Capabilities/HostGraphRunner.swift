@@ -17,4 +17,9 @@ public struct HostGraphRunner: GraphRunner {
     public func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport) {
         try host.run(graph, inputs: inputs, on: selection)
     }
+
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], model: ModelGraphID) throws
+        -> (outputs: [TensorValue], report: RunReport) {
+        try host.run(graph, inputs: inputs, on: selection, model: model)
+    }
 }

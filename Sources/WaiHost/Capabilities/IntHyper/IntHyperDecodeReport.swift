@@ -14,6 +14,9 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         public var backend: String
         public var device: String
         public var dispatch: String
+        /// The units' qualification verdicts for this graph (docs/probe.md §9), when a plugin
+        /// unit was considered.
+        public var qualification: [QualificationNote]?
     }
 
     public var capability: String
@@ -60,7 +63,8 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         payloadBytes = d.payloadBytes
         bitsPerPixel = Double(d.inputBytes * 8) / Double(d.image.width * d.image.height)
         runs = [("h_s", d.result.hyperSynthesisReport), ("g_s", r)].map {
-            GraphRun(graph: $0.0, unit: $0.1.unit, backend: $0.1.backend, device: $0.1.device, dispatch: $0.1.dispatch)
+            GraphRun(graph: $0.0, unit: $0.1.unit, backend: $0.1.backend, device: $0.1.device, dispatch: $0.1.dispatch,
+                     qualification: $0.1.qualification)
         }
         timings = d.result.timings
         self.output = output

@@ -86,7 +86,7 @@ public struct IntHyperDecoder {
             return TensorValue(shape: inst.zShape, values: values)
         }
 
-        let (hs, ths) = try Stopwatch.time { try runner.run(inst.hyperSynthesis, inputs: [z]) }
+        let (hs, ths) = try Stopwatch.time { try runner.run(inst.hyperSynthesis, inputs: [z], model: ModelGraphID(set, graph: "h_s")) }
         guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis),
               scaleTensor.values.count == scaleTensor.shape.count else {
             throw HostError.runFailed(selector: hs.report.backend, reason: "h_s returned no output of the expected shape")
@@ -101,7 +101,7 @@ public struct IntHyperDecoder {
             return TensorValue(shape: inst.yShape, values: values)
         }
 
-        let (gs, tgs) = try Stopwatch.time { try runner.run(inst.synthesis, inputs: [y]) }
+        let (gs, tgs) = try Stopwatch.time { try runner.run(inst.synthesis, inputs: [y], model: ModelGraphID(set, graph: "g_s")) }
         guard let rgb = gs.outputs.first, rgb.shape == GraphResizing.outputShape(inst.synthesis),
               rgb.values.count == rgb.shape.count else {
             throw HostError.runFailed(selector: gs.report.backend, reason: "g_s returned no output of the expected shape")

@@ -33,9 +33,9 @@ public struct IntHyperEncoder {
             throw IntHyperPayloadError.tooLarge(width: image.width, height: image.height, reason: "\(e)")
         }
         let picture = Self.paddedPlanes(image, height: g.paddedHeight, width: g.paddedWidth)
-        let y = try single(runner.run(ga, inputs: [picture]).outputs, expected: inst.yShape, graph: "g_a")
-        let z = try single(runner.run(ha, inputs: [y]).outputs, expected: inst.zShape, graph: "h_a")
-        let hs = try runner.run(inst.hyperSynthesis, inputs: [z])
+        let y = try single(runner.run(ga, inputs: [picture], model: ModelGraphID(set, graph: "g_a")).outputs, expected: inst.yShape, graph: "g_a")
+        let z = try single(runner.run(ha, inputs: [y], model: ModelGraphID(set, graph: "h_a")).outputs, expected: inst.zShape, graph: "h_a")
+        let hs = try runner.run(inst.hyperSynthesis, inputs: [z], model: ModelGraphID(set, graph: "h_s"))
         guard let scaleTensor = hs.outputs.first, scaleTensor.shape == GraphResizing.outputShape(inst.hyperSynthesis),
               scaleTensor.values.count == scaleTensor.shape.count else {
             throw HostError.runFailed(selector: hs.report.backend, reason: "h_s returned no output of the expected shape")
