@@ -160,13 +160,22 @@ final class WorkerIsolationTests: XCTestCase {
         let dir = try CPluginBuilder.shared.makeDirectory("worker-search")
         let lib = dir + "/lib/libWaiHost.so", bin = dir + "/bin/app"
         XCTAssertEqual(HostConfiguration.defaultUnitWorker(["WAIHOST_UNIT_WORKER": "/opt/w"], executable: bin, library: lib), "/opt/w")
-        for (folder, expected) in [("lib", dir + "/lib/waihost-unit-worker"), ("bin", dir + "/bin/waihost-unit-worker"),
-                                   ("libexec/waihost", dir + "/libexec/waihost/waihost-unit-worker")] {
+        // Each in turn, and each found before the ones after it (docs/probe.md §3).
+        let order = ["lib", "bin", "lib/waihost", "libexec/waihost"].map { (folder: $0, path: dir + "/\($0)/waihost-unit-worker") }
+        for (folder, path) in order {
             try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: expected, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
-            XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: lib), expected)
-            try FileManager.default.removeItem(atPath: expected)
+            FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
         }
+        for (_, path) in order {
+            XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: lib), path)
+            try FileManager.default.removeItem(atPath: path)
+        }
+        // PREFIX/lib/waihost/ (make install, scripts/install-plugins.sh) for a program in
+        // PREFIX/bin that does not link a shared WaiHost (the library is the program).
+        let installed = dir + "/lib/waihost/waihost-unit-worker"
+        FileManager.default.createFile(atPath: installed, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: bin), installed)
+        XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: nil, library: lib), installed)
         // The test bundle links WaiHost; its worker is beside it.
         let found = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable)
         XCTAssertTrue(found.hasSuffix("/waihost-unit-worker"), found)
