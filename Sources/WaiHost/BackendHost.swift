@@ -120,7 +120,7 @@ public final class BackendHost: @unchecked Sendable {
                 }
                 let outputs: [TensorValue]
                 do {
-                    outputs = try preparedGraph(for: row, graph: graph).run(inputs)
+                    outputs = try preparedGraph(for: row, graph: graph, name: model?.description).run(inputs)
                 } catch {
                     let why = "\(row.selector) failed at run time: \(error)"
                     markFailed(row, why)
@@ -155,7 +155,7 @@ public final class BackendHost: @unchecked Sendable {
     /// one found now by running the graph at the qualification size in the unit's worker.
     private func qualify(_ row: UnitProbeRecord, graph: IntegerGraph, model: ModelGraphID) throws -> QualificationGate.Decision {
         try QualificationGate.decide(row, graph: graph, model: model, book: qualifications) { g, inputs in
-            try workerUnit(for: row).prepare(g).run(inputs)
+            try workerUnit(for: row).prepare(g, name: "\(model.description) at the qualification size").run(inputs)
         }
     }
 
@@ -227,7 +227,7 @@ public final class BackendHost: @unchecked Sendable {
         }
     }
 
-    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph) throws -> any PreparedGraphRun {
+    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph, name: String?) throws -> any PreparedGraphRun {
         guard let unit = row.index else {
             throw HostError.runFailed(selector: row.selector, reason: "the row names no unit")
         }
@@ -237,7 +237,7 @@ public final class BackendHost: @unchecked Sendable {
             lock.withLock { prepared.removeAll { $0.prepared === hit.prepared } }
         }
         let p: any PreparedGraphRun
-        do { p = try workerUnit(for: row).prepare(graph) } catch let e as HostError {
+        do { p = try workerUnit(for: row).prepare(graph, name: name) } catch let e as HostError {
             throw e
         } catch {
             throw HostError.runFailed(selector: row.selector, reason: "\(error)")

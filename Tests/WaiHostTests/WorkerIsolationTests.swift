@@ -66,8 +66,11 @@ final class WorkerIsolationTests: XCTestCase {
         XCTAssertEqual(outputs, expected)
         XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
         XCTAssertEqual(report.backend, "plainc")
-        for words in ["isocrash:0 failed at run time", "signal 11 (SIGSEGV)", "graph_run of graph of 3 nodes (conv2d, requantize, clamp)",
-                      "isocrash: armed, about to touch a wild pointer", "fatal signal 11"] {
+        // The graph and its ops in order; one graph_run call runs them all, so the reason says
+        // which was running is not known rather than guess (docs/probe.md §3).
+        for words in ["isocrash:0 failed at run time", "signal 11 (SIGSEGV)",
+                      "graph_run of graph of 3 nodes writing out (0 conv2d, 1 requantize, 2 clamp; one graph_run call runs them all, so which was running is not known), in 2×4×4, out 2×4×4 on unit 0",
+                      "isocrash: armed, about to touch a wild pointer", "fatal signal 11", "backtrace:"] {
             XCTAssertTrue(report.reason.contains(words), "\"\(words)\" not in: \(report.reason)")
         }
 
@@ -76,6 +79,23 @@ final class WorkerIsolationTests: XCTestCase {
         XCTAssertEqual(again, expected)
         XCTAssertEqual(second.dispatch, "dispatch_unit_inexact")
         XCTAssertTrue(second.reason.contains("is failed"), second.reason)
+
+        // A model set's graph is named as such; here the crash comes while the unit is being
+        // qualified for it (a new host, whose worker starts armed), and the decode completes.
+        let decoding = BackendHost(configuration: try f.configuration())
+        let set = try IntHyperModelSet.load(directory: IntHyperTestSupport.sampleModel)
+        let payload = try IntHyperTestSupport.read(IntHyperTestSupport.samples + "/odd-45x29.payload")
+        let decoded = try IntHyperCodec.decode(payload, modelSet: set, runner: HostGraphRunner(host: decoding, selection: .backend("isocrash")))
+        let golden = try XCTUnwrap(try IntHyperTestSupport.golden().vectors.first { $0.payload == "odd-45x29.payload" })
+        XCTAssertEqual(decoded.image.sha256, golden.sha256)
+        let hs = decoded.result.hyperSynthesisReport
+        XCTAssertEqual(hs.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(hs.backend, "plainc")
+        for words in ["isocrash:0 failed while being qualified for h_s of model set sample-n32-m48 1", "signal 11 (SIGSEGV)",
+                      "during graph_run of h_s of model set sample-n32-m48 1 (efa3c9c10147) at the qualification size, graph of 6 nodes writing h_s_2_requantize (0 conv_transpose2d, 1 requantize, 2 conv_transpose2d",
+                      "which was running is not known", "isocrash: armed", "backtrace:"] {
+            XCTAssertTrue(hs.reason.contains(words), "\"\(words)\" not in: \(hs.reason)")
+        }
     }
 
     func testAHangDuringARealDecodeIsKilledAtTheTimeLimitAndTheDecodeCompletes() throws {
