@@ -1024,9 +1024,9 @@ static void wait_forever(void)
 }
 #endif
 
-/* A test backend that wraps this one (model_channels.c) may send nodes through its own
- * kernels: it defines RUN_NODE, declared before it includes this file, and calls
- * run_node for every node it does not take over. */
+/* A test backend that wraps this one (defect_backend.c, model_channels.c) may send nodes
+ * through its own kernels: it defines RUN_NODE, declared before it includes this file, and
+ * calls run_node for every node it does not take over. */
 #ifndef RUN_NODE
 #define RUN_NODE run_node
 #endif
