@@ -114,7 +114,10 @@ enum DecodeCommand: Command {
         }
         // docs/probe.md §9: each unit's qualification verdict for each graph.
         let verdicts = r.runs.flatMap { run in
-            (run.qualification ?? []).map { "\(run.graph) on \($0.unit) \($0.verdict.state.rawValue)\($0.cached ? " (cached)" : "")" }
+            (run.qualification ?? []).map { n in
+                "\(run.graph) on \(n.unit) \(n.verdict.state.rawValue)"
+                    + (n.cached ? " (cached)" : n.milliseconds.map { " in \(CodecOptions.ms($0))" } ?? "")
+            }
         }
         if !verdicts.isEmpty { lines.append("qualify:    " + verdicts.joined(separator: ", ")) }
         let t = r.timings

@@ -184,7 +184,7 @@ final class WorkerIsolationTests: XCTestCase {
         let order = ["lib", "bin", "lib/waihost", "libexec/waihost"].map { (folder: $0, path: dir + "/\($0)/waihost-unit-worker") }
         for (folder, path) in order {
             try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+            _ = FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
         }
         for (_, path) in order {
             XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: lib), path)
@@ -193,7 +193,7 @@ final class WorkerIsolationTests: XCTestCase {
         // PREFIX/lib/waihost/ (make install, scripts/install-plugins.sh) for a program in
         // PREFIX/bin that does not link a shared WaiHost (the library is the program).
         let installed = dir + "/lib/waihost/waihost-unit-worker"
-        FileManager.default.createFile(atPath: installed, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(atPath: installed, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
         XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: bin), installed)
         XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: nil, library: lib), installed)
         // The test bundle links WaiHost; its worker is beside it.

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Model qualification (docs/probe.md §9): before a model set's graph first runs on a
 /// plugin unit, the unit and the reference interpreter run that graph at a small size with
 /// the model's real channel counts and partial tiles everywhere (QualificationSize), on
@@ -30,11 +32,14 @@ enum ModelQualification {
         var observed = sized
         observed.outputs = sized.nodes.map(\.output)
         let inputs = inputs(sized)
-        // One reference run observing every tensor serves both comparisons.
-        let all = try ReferenceInterpreter.run(observed, inputs: inputs)
+        // One reference run observing every tensor serves both comparisons; it runs on a
+        // thread of its own while the unit (another process) runs the graph.
+        let reference = Background { try ReferenceInterpreter.run(observed, inputs: inputs) }
+        let unit = Result { try unitRun { try run(sized, inputs) } }
+        let all = try reference.value()
+        let got = try unit.get()
         let expected = sized.outputs.map { t in all[observed.outputs.lastIndex(of: t) ?? 0] }
         let name = "\(model.graph) at \(size)"
-        let got = try unitRun { try run(sized, inputs) }
         guard let first = ExactnessProbe.compare(graph: sized, caseName: name, stage: stage, expected: expected, got: got)
         else {
             return QualificationVerdict(state: .qualified, model: model, size: size,
@@ -56,4 +61,22 @@ enum ModelQualification {
     private static func unitRun(_ body: () throws -> [TensorValue]) throws -> [TensorValue] {
         do { return try body() } catch { throw UnitFailure(underlying: error) }
     }
+}
+
+/// A computation started on a global queue at once, waited for with `value()`.
+private final class Background<T>: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var result: Result<T, any Error>?
+
+    init(_ body: @escaping () throws -> T) {
+        DispatchQueue.global().async(group: group) { [self] in result = Result { try body() } }
+    }
+
+    func value() throws -> T {
+        group.wait()   // orders the write of `result` before this read
+        guard let result else { throw BackgroundMissing() }
+        return try result.get()
+    }
+
+    private struct BackgroundMissing: Error {}
 }

@@ -15,19 +15,22 @@ enum QualificationGate {
                        run: (IntegerGraph, [TensorValue]) throws -> [TensorValue]) throws -> Decision {
         let key = row.pluginSHA256.map { QualificationCache.key(row, pluginSHA256: $0, model: model) }
         let verdict: QualificationVerdict, cached: Bool
+        var elapsed: Double?
         if let key, let known = book.verdict(key) {
             (verdict, cached) = (known, true)
         } else {
+            let start = Stopwatch.now()
             do { verdict = try ModelQualification.qualify(graph, model: model, run: run) } catch let e as ModelQualification.UnitFailure {
                 return .unitFailed("\(row.selector) failed while being qualified for \(model.description): \(e)")
             }
             cached = false
+            elapsed = Stopwatch.now() - start
             if let key {
                 book.record(key, QualificationCache.Entry(verdict: verdict, backend: row.backend, unit: row.selector,
                                                           device: row.device, driver: row.driver))
             }
         }
-        let note = QualificationNote(unit: row.selector, verdict: verdict, cached: cached)
+        let note = QualificationNote(unit: row.selector, verdict: verdict, cached: cached, milliseconds: elapsed)
         guard verdict.state == .unqualified else { return .run(note) }
         return .refuse(note, reason: "\(row.selector) is not qualified for \(model.description)"
             + "\(cached ? " (cached verdict)" : ""): \(verdict.reason)")

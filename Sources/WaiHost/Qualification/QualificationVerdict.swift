@@ -35,8 +35,15 @@ public struct QualificationNote: Codable, Sendable, Equatable {
     /// True when the verdict was read from the cache (this host's or the file), false when
     /// the qualification ran for this run.
     public var cached: Bool
+    /// When it ran for this run: how long it took (unit and reference runs at the
+    /// qualification size, concurrently), milliseconds.
+    public var milliseconds: Double?
 
-    public init(unit: String, verdict: QualificationVerdict, cached: Bool) {
-        self.unit = unit; self.verdict = verdict; self.cached = cached
+    public init(unit: String, verdict: QualificationVerdict, cached: Bool, milliseconds: Double? = nil) {
+        self.unit = unit; self.verdict = verdict; self.cached = cached; self.milliseconds = milliseconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case unit, verdict, cached, milliseconds = "elapsed_ms"
     }
 }
