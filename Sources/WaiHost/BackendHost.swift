@@ -42,6 +42,8 @@ public final class BackendHost: @unchecked Sendable {
     private var windowRNG = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
     /// The region engine's memory of each graph spot-checked lately (as many as prepared graphs).
     private var windowCaches: [(graph: IntegerGraph, cache: WindowCache)] = []
+    /// Model qualification verdicts (docs/probe.md §9), kept beside the probe cache.
+    private let qualifications: QualificationBook
 
     private struct PreparedEntry {
         var path: String
@@ -53,6 +55,7 @@ public final class BackendHost: @unchecked Sendable {
     public init(configuration: HostConfiguration = .fromEnvironment()) {
         self.configuration = configuration
         self.workers = WorkerPool(executable: configuration.unitWorkerExecutable)
+        self.qualifications = QualificationBook(directory: configuration.cacheDirectory)
     }
 
     /// Probes every unit of every plugin (cached verdicts are reused unless `fresh`).
@@ -78,8 +81,10 @@ public final class BackendHost: @unchecked Sendable {
 
     /// Runs a verified graph. Inputs must meet the graph's input contract. Nothing runs on
     /// a unit that did not pass the probe.
-    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on selection: UnitSelection = .best) throws
-        -> (outputs: [TensorValue], report: RunReport) {
+    /// `model` names the model set's graph this is (docs/probe.md §9): a plugin unit runs
+    /// it only once qualified for it.
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on selection: UnitSelection = .best,
+                    model: ModelGraphID? = nil) throws -> (outputs: [TensorValue], report: RunReport) {
         try verifyOnce(graph)
         try checkInputContract(graph, inputs)
         if selection == .reference {
@@ -90,18 +95,38 @@ public final class BackendHost: @unchecked Sendable {
         // on the reference interpreter — and the report says which unit failed and why.
         var failedHere: [String] = []
         var demoted = false
+        // Units not qualified for this model graph (selector → evidence), and every verdict met.
+        var unqualified: [String: String] = [:]
+        var notes: [QualificationNote] = []
         while true {
-            let choice = try Dispatcher.choose(selection, in: try limitedProbe(), graph: graph)
+            let choice = try Dispatcher.choose(selection, in: try limitedProbe(excluding: unqualified), graph: graph)
             let fallback = failedHere.isEmpty ? nil : failedHere.joined(separator: "; ")
-            let fallbackKind: DispatchKind = demoted ? .unitDemoted : .unitFailed
+            let fallbackKind: DispatchKind = demoted ? .unitDemoted : unqualified.isEmpty ? .unitFailed : .unitUnqualified
             switch choice {
             case let .reference(kind, reason):
-                return try runOnReference(graph, inputs, fallback == nil ? kind : fallbackKind,
-                                          reason: fallback.map { "\($0); \(reason)" } ?? reason)
+                var result = try runOnReference(graph, inputs, fallback == nil ? kind : fallbackKind,
+                                                reason: fallback.map { "\($0); \(reason)" } ?? reason)
+                result.report.qualification = notes.isEmpty ? nil : notes
+                return result
             case let .unit(row, kind, reason):
+                if let model {
+                    switch try qualify(row, graph: graph, model: model) {
+                    case .run(let note):
+                        notes.append(note)
+                    case let .refuse(note, why):
+                        notes.append(note)
+                        unqualified[row.selector] = why
+                        failedHere.append(why)
+                        continue
+                    case .unitFailed(let why):
+                        markFailed(row, why)
+                        failedHere.append(why)
+                        continue
+                    }
+                }
                 let outputs: [TensorValue]
                 do {
-                    let p = try preparedGraph(for: row, graph: graph)
+                    let p = try preparedGraph(for: row, graph: graph, name: model?.description)
                     do { outputs = try p.run(inputs) } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
                         throw SizeRefusal(error: error)
                     }
@@ -116,10 +141,7 @@ public final class BackendHost: @unchecked Sendable {
                     continue
                 } catch {
                     let why = "\(row.selector) failed at run time: \(error)"
-                    lock.withLock {
-                        runFailures[row.selector] = why
-                        prepared.removeAll { $0.path == row.path && $0.unit == row.index }
-                    }
+                    markFailed(row, why)
                     failedHere.append(why)
                     continue
                 }
@@ -130,17 +152,20 @@ public final class BackendHost: @unchecked Sendable {
                     demoted = true
                     continue
                 }
-                return (outputs, RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
-                                           dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
-                                           reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank))
+                var report = RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
+                                       dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
+                                       reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank)
+                report.qualification = notes.isEmpty ? nil : notes
+                return (outputs, report)
             }
         }
     }
 
     /// The probe result with this host's run failures and learned tensor limits applied.
-    private func limitedProbe() throws -> ProbeResult {
+    /// `excluding` adds units not to use for this graph (selector → why), e.g. unqualified ones.
+    private func limitedProbe(excluding: [String: String] = [:]) throws -> ProbeResult {
         let (failures, limits) = lock.withLock { (runFailures, tensorLimits) }
-        var r = try currentProbe().markingFailed(failures)
+        var r = try currentProbe().markingFailed(failures.merging(excluding) { run, _ in run })
         guard !limits.isEmpty else { return r }
         for i in r.units.indices {
             guard let limit = limits[r.units[i].selector], var coverage = r.units[i].coverage else { continue }
@@ -180,6 +205,22 @@ public final class BackendHost: @unchecked Sendable {
             return gone
         }
         withExtendedLifetime(dropped) {}
+    }
+
+    /// Marks the unit failed for the rest of this host's life (until a new probe).
+    private func markFailed(_ row: UnitProbeRecord, _ why: String) {
+        lock.withLock {
+            runFailures[row.selector] = why
+            prepared.removeAll { $0.path == row.path && $0.unit == row.index }
+        }
+    }
+
+    /// Qualification of `row` for a model graph (docs/probe.md §9): the cached verdict, or
+    /// one found now by running the graph at the qualification size in the unit's worker.
+    private func qualify(_ row: UnitProbeRecord, graph: IntegerGraph, model: ModelGraphID) throws -> QualificationGate.Decision {
+        try QualificationGate.decide(row, graph: graph, model: model, book: qualifications) { g, inputs in
+            try workerUnit(for: row).prepare(g, name: "\(model.description) at the qualification size").run(inputs)
+        }
     }
 
     /// Applies the spot-check policy to one run on `row`; on a mismatch demotes the unit
@@ -250,7 +291,7 @@ public final class BackendHost: @unchecked Sendable {
         }
     }
 
-    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph) throws -> any PreparedGraphRun {
+    private func preparedGraph(for row: UnitProbeRecord, graph: IntegerGraph, name: String?) throws -> any PreparedGraphRun {
         guard let unit = row.index else {
             throw HostError.runFailed(selector: row.selector, reason: "the row names no unit")
         }
@@ -260,7 +301,7 @@ public final class BackendHost: @unchecked Sendable {
             lock.withLock { prepared.removeAll { $0.prepared === hit.prepared } }
         }
         let p: any PreparedGraphRun
-        do { p = try workerUnit(for: row).prepare(graph) } catch let e as HostError {
+        do { p = try workerUnit(for: row).prepare(graph, name: name) } catch let e as HostError {
             throw e
         } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
             throw SizeRefusal(error: error)

@@ -106,21 +106,27 @@ public struct HostConfiguration: Sendable, Equatable {
         return nil
     }
 
-    /// `WAIHOST_UNIT_WORKER`; else `waihost-unit-worker` beside the object WaiHost is linked
-    /// into (a shared library or the program), else beside the program; else the install
-    /// locations `<prefix>/libexec/waihost/` of the program's and the library's prefix,
-    /// `/usr/local/libexec/waihost/`, `/usr/libexec/waihost/`. PATH is not searched: an
-    /// embedding application needs no `waihost` CLI.
+    /// The search order of docs/probe.md §3: `WAIHOST_UNIT_WORKER`; else
+    /// `waihost-unit-worker` beside the object WaiHost is linked into (a shared library or
+    /// the program), else beside the program; else `PREFIX/lib/waihost/`, where `make
+    /// install` and scripts/install-plugins.sh put it — for a library in `PREFIX/lib` and a
+    /// program in `PREFIX/bin`; else `PREFIX/libexec/waihost/` of the same two prefixes;
+    /// else `/usr/local/lib/waihost/`, `/usr/lib/waihost/`, `/usr/local/libexec/waihost/`,
+    /// `/usr/libexec/waihost/`. PATH is not searched: an embedding application needs no
+    /// `waihost` CLI.
     static func defaultUnitWorker(_ env: [String: String], executable: String?, library: String?) -> String? {
         if let p = env["WAIHOST_UNIT_WORKER"], !p.isEmpty { return p }
         var candidates: [String] = []
         for object in [library, executable].compactMap({ $0 }) {
             candidates.append(parent(object) + "/" + unitWorkerName)
         }
+        if let library { candidates.append(parent(library) + "/waihost/" + unitWorkerName) }
+        if let executable { candidates.append(parent(parent(executable)) + "/lib/waihost/" + unitWorkerName) }
         for object in [executable, library].compactMap({ $0 }) {
             candidates.append(parent(parent(object)) + "/libexec/waihost/" + unitWorkerName)
         }
-        candidates += ["/usr/local/libexec/waihost/" + unitWorkerName, "/usr/libexec/waihost/" + unitWorkerName]
+        candidates += ["/usr/local/lib/waihost/", "/usr/lib/waihost/", "/usr/local/libexec/waihost/", "/usr/libexec/waihost/"]
+            .map { $0 + unitWorkerName }
         return candidates.first { access($0, X_OK) == 0 }
     }
 

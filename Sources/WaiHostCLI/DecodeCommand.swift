@@ -112,6 +112,14 @@ enum DecodeCommand: Command {
         if let hs = r.runs.first, hs.backend != r.backend || hs.unit != r.unit {
             lines.append("h_s ran on: \(hs.unit) (\(hs.backend), \(hs.dispatch))")
         }
+        // docs/probe.md §9: each unit's qualification verdict for each graph.
+        let verdicts = r.runs.flatMap { run in
+            (run.qualification ?? []).map { n in
+                "\(run.graph) on \(n.unit) \(n.verdict.state.rawValue)"
+                    + (n.cached ? " (cached)" : n.milliseconds.map { " in \(CodecOptions.ms($0))" } ?? "")
+            }
+        }
+        if !verdicts.isEmpty { lines.append("qualify:    " + verdicts.joined(separator: ", ")) }
         let t = r.timings
         lines += [
             "sha256:     \(r.sha256) (decoded RGB8 rows)",

@@ -1,18 +1,21 @@
 /*
- * defect_backend.c — the plain-C backend of ref_backend.c (same structure, same ABI
- * handling), compiled with exactly one -DDEFECT_* flag into a backend that is wrong the
- * way SIMD and GPU kernels really go wrong: at tile and chunk boundaries, in narrow index
- * arithmetic, on tail channels, in fast paths for many channels, in state kept across
- * runs and prepared graphs, in threads, and in rare hardware faults. The host must reject
- * every one in the probe or catch it in a spot check, and never return its wrong bytes
+ * defect_backend.c — the exact plain-C backend of ref_backend.c, compiled in (its entry
+ * point renamed) and wrapped, with exactly one -DDEFECT_* flag making it wrong the way SIMD
+ * and GPU kernels really go wrong: at tile and chunk boundaries, in narrow index
+ * arithmetic, on tail channels, in fast paths for many channels, in state kept across runs
+ * and prepared graphs, in threads, and in rare hardware faults. This file holds only each
+ * defect's difference: its kernel, the state it keeps from prepare, or its output copy; every
+ * other node runs ref_backend.c's kernels. The host must reject every one in the probe or
+ * catch it in a spot check, and never return its wrong bytes
  * (Tests/WaiHostTests/DefectBackendTests.swift, docs/probe.md).
  *
  *   DEFECT_TILE_HALO       convs work in tiles of 64 output columns; the input columns a
  *                          tile shares with the previous one (its halo) read as padding
  *   DEFECT_INDEX16         per-plane elementwise kernels (requantize, clamp, lookup) form
  *                          the in-plane index in 16 bits
- *   DEFECT_LAST_CHUNK      flat elementwise kernels (add, clamp, lookup) split tensors over
- *                          2^20 elements into dispatches of 2^16 and drop the partial last one
+ *   DEFECT_LAST_CHUNK      flat elementwise kernels (add, clamp, lookup) and the output copy
+ *                          split tensors over 2^20 elements into dispatches of 2^16 and drop
+ *                          the partial last one
  *   DEFECT_TAIL_CHANNELS   convs with more than 8 output channels run blocks of 8 from
  *                          weights repacked at prepare; the partial last block is packed
  *                          densely but read with the full block's stride
@@ -34,268 +37,116 @@
  */
 /* pthread barriers are POSIX.1-2001, not C11. */
 #define _POSIX_C_SOURCE 200112L
-#include "wai_backend.h"
+#define WAI_DEFECT_NO_ENTRY
+struct node;
+struct wai_prepared_graph;
+static void defect_run_node(const struct node *n, struct wai_prepared_graph *g);
+#define RUN_NODE defect_run_node
+#include "ref_backend.c"
 
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 /* ------------------------------------------------------------------------------------ */
 /* Identity. Each variant gets its own name so that probe reports can tell them apart.  */
 
 #if defined(DEFECT_TILE_HALO)
-#define DEFECT_SUFFIX "tile-halo"
+#define DEFECT_NAME "defect-tile-halo"
 #elif defined(DEFECT_INDEX16)
-#define DEFECT_SUFFIX "index16"
+#define DEFECT_NAME "defect-index16"
 #elif defined(DEFECT_LAST_CHUNK)
-#define DEFECT_SUFFIX "last-chunk"
+#define DEFECT_NAME "defect-last-chunk"
 #elif defined(DEFECT_TAIL_CHANNELS)
-#define DEFECT_SUFFIX "tail-channels"
+#define DEFECT_NAME "defect-tail-channels"
 #elif defined(DEFECT_GDN16)
-#define DEFECT_SUFFIX "gdn16"
+#define DEFECT_NAME "defect-gdn16"
 #elif defined(DEFECT_FIRST_RUN)
-#define DEFECT_SUFFIX "first-run"
+#define DEFECT_NAME "defect-first-run"
 #elif defined(DEFECT_STATIC_SCRATCH)
-#define DEFECT_SUFFIX "static-scratch"
+#define DEFECT_NAME "defect-static-scratch"
 #elif defined(DEFECT_RACE_LARGE)
-#define DEFECT_SUFFIX "race-large"
+#define DEFECT_NAME "defect-race-large"
 #elif defined(DEFECT_AFTER_RUNS)
-#define DEFECT_SUFFIX "after-runs"
+#define DEFECT_NAME "defect-after-runs"
 #elif defined(DEFECT_BIT_FLIPS)
-#define DEFECT_SUFFIX "bit-flips"
+#define DEFECT_NAME "defect-bit-flips"
 #elif defined(DEFECT_REQ_LOW_BITS)
-#define DEFECT_SUFFIX "req-low-bits"
+#define DEFECT_NAME "defect-req-low-bits"
 #elif defined(DEFECT_NO_LOOKUP)
-#define DEFECT_SUFFIX "no-lookup"
+#define DEFECT_NAME "defect-no-lookup"
 #else
-#define DEFECT_SUFFIX "none"
+#define DEFECT_NAME "defect-none"
 #endif
-
-#define PLUGIN_NAME "defect-" DEFECT_SUFFIX
-#define PLUGIN_VERSION "1.0.0"
-#define UNIT_DEVICE "plain C defect unit"
-#define UNIT_DRIVER "defect_backend.c " PLUGIN_VERSION " (ABI 1.0)"
-
-#define PLUGIN_ABI_MAJOR WAI_ABI_MAJOR
-
-/* docs/integer-ops.md §1: no tensor has more than 2^28 elements. */
-#define MAX_ELEMENTS ((uint64_t)1 << 28)
-
-/* ------------------------------------------------------------------------------------ */
-/* Errors: a status plus a message in the caller's buffer, never memory the host frees. */
-
-static wai_status fail(char *err, size_t err_cap, wai_status status, const char *fmt, ...)
-{
-    if (err != NULL && err_cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_cap, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
-static void clear_err(char *err, size_t err_cap)
-{
-    if (err != NULL && err_cap > 0)
-        err[0] = '\0';
-}
-
-static int known_op(uint32_t op)
-{
-    return op >= WAI_OP_CONV2D && op <= WAI_OP_INVERSE_GDN;
-}
-
-static const char *op_name(uint32_t op)
-{
-    switch (op) {
-    case WAI_OP_CONV2D: return "conv2d";
-    case WAI_OP_CONV_TRANSPOSE2D: return "conv_transpose2d";
-    case WAI_OP_REQUANTIZE: return "requantize";
-    case WAI_OP_ADD: return "add";
-    case WAI_OP_CLAMP: return "clamp";
-    case WAI_OP_DEPTH_TO_SPACE: return "depth_to_space";
-    case WAI_OP_CONCAT: return "concat";
-    case WAI_OP_LOOKUP: return "lookup";
-    case WAI_OP_INVERSE_GDN: return "inverse_gdn";
-    }
-    return "unknown op";
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Integer semantics (docs/integer-ops.md §3).                                           */
-
-/* x >> s rounding toward -inf. C leaves >> of a negative value implementation-defined,
- * so negatives are shifted as their one's complement, which is non-negative:
- * floor(x / 2^s) = ~(~x >> s) for x < 0. */
-static inline int32_t floor_shift(int32_t x, uint32_t s)
-{
-    return x >= 0 ? (int32_t)((uint32_t)x >> s) : ~(int32_t)((uint32_t)~x >> s);
-}
-
-/* rnd(x, s) = (x + 2^(s-1)) >> s, ties toward +inf; the certificate guarantees that the
- * sum fits int32. */
-static inline int32_t round_shift(int32_t x, uint32_t s)
-{
-    if (s == 0)
-        return x;
-    return floor_shift(x + ((int32_t)1 << (s - 1)), s);
-}
-
-static inline int32_t clamp32(int32_t x, int32_t lo, int32_t hi)
-{
-    return x < lo ? lo : (x > hi ? hi : x);
-}
-
-/* The largest r with r*r <= n, digit by digit: exact, no floating point. */
-static int32_t isqrt32(int32_t n)
-{
-    uint32_t x = (uint32_t)n, r = 0, bit = (uint32_t)1 << 30;
-    while (bit > x)
-        bit >>= 2;
-    while (bit != 0) {
-        if (x >= r + bit) {
-            x -= r + bit;
-            r = (r >> 1) + bit;
-        } else {
-            r >>= 1;
-        }
-        bit >>= 2;
-    }
-    return (int32_t)r;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Tensors inside the backend: narrow ones as int16, wide ones as int32 (§2).            */
-
-typedef struct tensor_buf {
-    uint32_t c, h, w;
-    size_t count;
-    int narrow;
-    int32_t lo, hi;     /* certificate interval, checked against host inputs */
-    void *data;         /* int16_t[count] or int32_t[count] */
-} tensor_buf;
-
-static inline int32_t load(const tensor_buf *t, size_t i)
-{
-    /* The cast from int16_t sign-extends: the whole point of narrow storage (§2). */
-    return t->narrow ? (int32_t)((const int16_t *)t->data)[i] : ((const int32_t *)t->data)[i];
-}
-
-static inline void store(tensor_buf *t, size_t i, int32_t v)
-{
-    /* In range by the certificate: every value lies inside its tensor's storage (§2). */
-    if (t->narrow)
-        ((int16_t *)t->data)[i] = (int16_t)v;
-    else
-        ((int32_t *)t->data)[i] = v;
-}
-
-/* The epilogue of the convolution kernels: writes one finished accumulator. */
-static inline void store_accumulator(tensor_buf *y, size_t i, int32_t acc)
-{
-    store(y, i, acc);
-}
-
-static inline size_t at(const tensor_buf *t, size_t c, size_t i, size_t j)
-{
-    return (c * t->h + i) * t->w + j;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Nodes as the prepared graph keeps them: copies, since the host's arrays live only    */
-/* until graph_prepare returns.                                                          */
-
-typedef struct node {
-    uint32_t op;
-    uint32_t n_inputs;
-    uint32_t *inputs;
-    uint32_t output;
-    uint32_t kh, kw, stride, pad, output_pad, block;
-    int16_t *weights;
-    int32_t *bias, *multiplier, *shift, *table, *beta, *gamma;
-    int32_t clamp_lo, clamp_hi, table_offset;
-    uint32_t table_len, square_shift, out_shift;
-    int16_t *packed;    /* DEFECT_TAIL_CHANNELS: weights in blocks of 8 output channels */
-    int32_t *acc;       /* DEFECT_FIRST_RUN: conv accumulators, set to the bias at prepare */
-    int32_t *row;       /* DEFECT_RACE_LARGE: the row accumulator both threads share */
-} node;
-
-struct wai_prepared_graph {
-    uint32_t n_tensors;
-    tensor_buf *tensors;
-    uint32_t n_nodes;
-    node *nodes;
-    uint32_t n_inputs, n_outputs;
-    uint32_t *inputs, *outputs;
-    int32_t *scratch;   /* inverse_gdn's per-position squares; one run at a time (§8) */
-    unsigned long runs; /* DEFECT_AFTER_RUNS */
-};
-
-struct wai_backend {
-    int unused;  /* the plain C unit keeps no state between graphs */
-};
-
-/* ------------------------------------------------------------------------------------ */
-/* The kernels, each with the defect its flag selects.                                  */
+#define DEFECT_DEVICE "plain C defect unit"
+#define DEFECT_DRIVER "defect_backend.c " PLUGIN_VERSION " (ABI 1.0)"
 
 #define SIMD_LANES 8
 #define TILE_COLUMNS 64
 
+/* ------------------------------------------------------------------------------------ */
+/* State a defect keeps beside the plain prepared graph.                                 */
+
+typedef struct defect_node {
+    int16_t *packed;    /* DEFECT_TAIL_CHANNELS: weights in blocks of 8 output channels */
+    int32_t *acc;       /* DEFECT_FIRST_RUN: conv accumulators, set to the bias at prepare */
+    int32_t *row;       /* DEFECT_RACE_LARGE: the row accumulator both threads share */
+} defect_node;
+
+/* What the host holds: the plain graph and the defect's state. */
+typedef struct defect_graph {
+    wai_prepared_graph *plain;
+    defect_node *nodes;
+    unsigned long runs; /* DEFECT_AFTER_RUNS */
+} defect_graph;
+
+/* The graph this thread is running: runs of different prepared graphs may be concurrent
+ * (ABI §8), each on its own thread. */
+static _Thread_local const defect_graph *running;
+
+static const defect_node *state_of(const node *n, const wai_prepared_graph *g)
+{
+    return &running->nodes[n - g->nodes];
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The defective kernels.                                                                */
+
+#if defined(DEFECT_TILE_HALO) || defined(DEFECT_TAIL_CHANNELS) || defined(DEFECT_FIRST_RUN) || defined(DEFECT_RACE_LARGE)
+#define DEFECT_CONV2D
+#endif
+#if defined(DEFECT_TILE_HALO) || defined(DEFECT_TAIL_CHANNELS)
+#define DEFECT_TCONV
+#endif
+
+#if defined(DEFECT_CONV2D) || defined(DEFECT_TCONV)
 /* The weight of tap (u, v) from input channel c to output channel o, as the kernel
  * reads it: conv2d w[o][c][u][v], transposed w[c][o][u][v]. */
-static inline int32_t conv_weight(const node *n, size_t cin, size_t cout, size_t o, size_t c,
-                                  size_t u, size_t v, int transposed)
+static inline int32_t conv_weight(const node *n, const defect_node *dn, size_t cin, size_t cout, size_t o,
+                                  size_t c, size_t u, size_t v, int transposed)
 {
 #if defined(DEFECT_TAIL_CHANNELS)
     if (cout > SIMD_LANES) {
         const size_t taps = (size_t)n->kh * n->kw, t = u * n->kw + v;
         /* The defect: every block is read with the full block's lane stride, but the
          * partial last block was packed with its own, smaller width. */
-        return n->packed[(o / SIMD_LANES) * SIMD_LANES * cin * taps + (c * taps + t) * SIMD_LANES + o % SIMD_LANES];
+        return dn->packed[(o / SIMD_LANES) * SIMD_LANES * cin * taps + (c * taps + t) * SIMD_LANES + o % SIMD_LANES];
     }
+#else
+    (void)dn;
 #endif
     return transposed ? n->weights[((c * cout + o) * n->kh + u) * n->kw + v]
                       : n->weights[((o * cin + c) * n->kh + u) * n->kw + v];
 }
-
-/* Repacks conv weights into blocks of SIMD_LANES output channels; the last block holds
- * the remaining channels densely. 0 when memory runs out. */
-static int pack_weights(node *n, size_t cin, size_t cout, int transposed)
-{
-#if defined(DEFECT_TAIL_CHANNELS)
-    if (cout <= SIMD_LANES)
-        return 1;
-    const size_t taps = (size_t)n->kh * n->kw, blocks = (cout + SIMD_LANES - 1) / SIMD_LANES;
-    n->packed = calloc(blocks * SIMD_LANES * cin * taps, sizeof(int16_t));
-    if (n->packed == NULL)
-        return 0;
-    for (size_t o = 0; o < cout; o++) {
-        const size_t b = o / SIMD_LANES, width = cout - b * SIMD_LANES < SIMD_LANES ? cout - b * SIMD_LANES : SIMD_LANES;
-        for (size_t c = 0; c < cin; c++)
-            for (size_t t = 0; t < taps; t++) {
-                const size_t w = transposed ? (c * cout + o) * taps + t : (o * cin + c) * taps + t;
-                n->packed[b * SIMD_LANES * cin * taps + (c * taps + t) * width + o % SIMD_LANES] = n->weights[w];
-            }
-    }
-#else
-    (void)n; (void)cin; (void)cout; (void)transposed;
 #endif
-    return 1;
-}
 
+#if defined(DEFECT_CONV2D)
 /* One conv2d output element. */
-static int32_t conv2d_at(const node *n, const tensor_buf *x, const tensor_buf *y, size_t o, size_t i, size_t j)
+static int32_t conv2d_at(const node *n, const defect_node *dn, const tensor_buf *x, const tensor_buf *y,
+                         size_t o, size_t i, size_t j)
 {
     const ptrdiff_t H = x->h, W = x->w;
 #if defined(DEFECT_FIRST_RUN)
     /* The defect: the accumulator was set to the bias at prepare and keeps its sum. */
-    int32_t acc = n->acc[at(y, o, i, j)];
+    int32_t acc = dn->acc[at(y, o, i, j)];
 #else
     int32_t acc = n->bias[o];
 #endif
@@ -303,7 +154,7 @@ static int32_t conv2d_at(const node *n, const tensor_buf *x, const tensor_buf *y
         for (ptrdiff_t u = 0; u < (ptrdiff_t)n->kh; u++) {
             ptrdiff_t xi = (ptrdiff_t)i * n->stride - n->pad + u;
             if (xi < 0 || xi >= H)
-                continue;  /* zero padding contributes nothing */
+                continue;
             for (ptrdiff_t v = 0; v < (ptrdiff_t)n->kw; v++) {
                 ptrdiff_t xj = (ptrdiff_t)j * n->stride - n->pad + v;
                 if (xj < 0 || xj >= W)
@@ -314,11 +165,11 @@ static int32_t conv2d_at(const node *n, const tensor_buf *x, const tensor_buf *y
                 if (xj < (ptrdiff_t)((j / TILE_COLUMNS) * TILE_COLUMNS * n->stride))
                     continue;
 #endif
-                acc += conv_weight(n, x->c, y->c, o, c, (size_t)u, (size_t)v, 0) * load(x, at(x, c, (size_t)xi, (size_t)xj));
+                acc += conv_weight(n, dn, x->c, y->c, o, c, (size_t)u, (size_t)v, 0) * load(x, at(x, c, (size_t)xi, (size_t)xj));
             }
         }
 #if defined(DEFECT_FIRST_RUN)
-    n->acc[at(y, o, i, j)] = acc;
+    dn->acc[at(y, o, i, j)] = acc;
 #endif
     return acc;
 }
@@ -326,6 +177,7 @@ static int32_t conv2d_at(const node *n, const tensor_buf *x, const tensor_buf *y
 #if defined(DEFECT_RACE_LARGE)
 typedef struct conv_rows {
     const node *n;
+    const defect_node *dn;
     tensor_buf *tb;
     size_t first, last;  /* output rows [first, last) of every channel */
     pthread_barrier_t *start;
@@ -342,22 +194,22 @@ static void *conv2d_rows(void *arg)
         for (size_t i = r->first; i < r->last; i++) {
             /* The defect: both threads stage their row in the node's one row buffer. */
             for (size_t j = 0; j < y->w; j++)
-                r->n->row[j] = conv2d_at(r->n, x, y, o, i, j);
+                r->dn->row[j] = conv2d_at(r->n, r->dn, x, y, o, i, j);
             for (size_t j = 0; j < y->w; j++)
-                store_accumulator(y, at(y, o, i, j), r->n->row[j]);
+                store_accumulator(y, at(y, o, i, j), r->dn->row[j]);
         }
     return NULL;
 }
 #endif
 
-static void run_conv2d(const node *n, tensor_buf *tb)
+static void defect_conv2d(const node *n, const defect_node *dn, tensor_buf *tb)
 {
     const tensor_buf *x = &tb[n->inputs[0]];
     tensor_buf *y = &tb[n->output];
 #if defined(DEFECT_RACE_LARGE)
     if ((size_t)y->h * y->w > ((size_t)1 << 16) && y->h >= 2) {
         pthread_barrier_t start;
-        conv_rows halves[2] = { { n, tb, 0, y->h / 2, &start }, { n, tb, y->h / 2, y->h, &start } };
+        conv_rows halves[2] = { { n, dn, tb, 0, y->h / 2, &start }, { n, dn, tb, y->h / 2, y->h, &start } };
         pthread_t helper;
         if (pthread_barrier_init(&start, NULL, 2) == 0) {
             if (pthread_create(&helper, NULL, conv2d_rows, &halves[1]) == 0) {
@@ -373,25 +225,15 @@ static void run_conv2d(const node *n, tensor_buf *tb)
     for (size_t o = 0; o < y->c; o++)
         for (size_t i = 0; i < y->h; i++)
             for (size_t j = 0; j < y->w; j++)
-                store_accumulator(y, at(y, o, i, j), conv2d_at(n, x, y, o, i, j));
+                store_accumulator(y, at(y, o, i, j), conv2d_at(n, dn, x, y, o, i, j));
 }
+#endif
 
-/* The input position a that output coordinate `out` takes from tap `u`, if any:
- * a*stride - pad + u = out. Only non-negative operands reach % and /, so both are exact. */
-static int tconv_source(ptrdiff_t out, size_t u, const node *n, size_t len, size_t *a)
-{
-    ptrdiff_t t = out + (ptrdiff_t)n->pad - (ptrdiff_t)u;
-    if (t < 0 || (size_t)t % n->stride != 0)
-        return 0;
-    *a = (size_t)t / n->stride;
-    return *a < len;
-}
-
-static void run_conv_transpose2d(const node *n, tensor_buf *tb)
+#if defined(DEFECT_TCONV)
+static void defect_conv_transpose2d(const node *n, const defect_node *dn, tensor_buf *tb)
 {
     const tensor_buf *x = &tb[n->inputs[0]];
     tensor_buf *y = &tb[n->output];
-    /* Gather form of §4.2: every output element sums the taps that land on it. */
     for (size_t o = 0; o < y->c; o++)
         for (size_t i = 0; i < y->h; i++)
             for (size_t j = 0; j < y->w; j++) {
@@ -411,13 +253,15 @@ static void run_conv_transpose2d(const node *n, tensor_buf *tb)
                             if (b < (j / TILE_COLUMNS) * TILE_COLUMNS / n->stride)
                                 continue;
 #endif
-                            acc += conv_weight(n, x->c, y->c, o, c, u, v, 1) * load(x, at(x, c, a, b));
+                            acc += conv_weight(n, dn, x->c, y->c, o, c, u, v, 1) * load(x, at(x, c, a, b));
                         }
                     }
                 store_accumulator(y, at(y, o, i, j), acc);
             }
 }
+#endif
 
+#if defined(DEFECT_INDEX16) || defined(DEFECT_LAST_CHUNK)
 /* Where element k of a tensor with planes of `plane` elements is, as a per-plane kernel
  * addresses it. */
 static inline size_t plane_index(size_t k, size_t plane)
@@ -430,8 +274,9 @@ static inline size_t plane_index(size_t k, size_t plane)
     return k;
 #endif
 }
+#endif
 
-/* How many elements a flat elementwise kernel covers. */
+/* How many elements a flat kernel (elementwise, or the output copy) covers. */
 static inline size_t flat_count(size_t count)
 {
 #if defined(DEFECT_LAST_CHUNK)
@@ -443,6 +288,7 @@ static inline size_t flat_count(size_t count)
     return count;
 }
 
+#if defined(DEFECT_INDEX16) || defined(DEFECT_REQ_LOW_BITS)
 static inline int32_t multiply(int32_t x, int32_t m)
 {
 #if defined(DEFECT_REQ_LOW_BITS)
@@ -450,11 +296,13 @@ static inline int32_t multiply(int32_t x, int32_t m)
      * the product is shifted back, so m's low 8 bits are lost. */
     if (m >= (1 << 24))
         return (int32_t)((uint32_t)(x * (m >> 8)) << 8);
-#endif
     return x * m;
+#else
+    return x * m;
+#endif
 }
 
-static void run_requantize(const node *n, tensor_buf *tb)
+static void defect_requantize(const node *n, tensor_buf *tb)
 {
     const tensor_buf *x = &tb[n->inputs[0]];
     tensor_buf *y = &tb[n->output];
@@ -463,21 +311,29 @@ static void run_requantize(const node *n, tensor_buf *tb)
         const int32_t m = n->multiplier[c];
         const uint32_t s = (uint32_t)n->shift[c];
         for (size_t k = c * plane; k < (c + 1) * plane; k++) {
+#if defined(DEFECT_INDEX16)
             const size_t e = plane_index(k, plane);
+#else
+            const size_t e = k;
+#endif
             store(y, e, clamp32(round_shift(multiply(load(x, e), m), s), n->clamp_lo, n->clamp_hi));
         }
     }
 }
+#endif
 
-static void run_add(const node *n, tensor_buf *tb)
+#if defined(DEFECT_LAST_CHUNK)
+static void defect_add(const node *n, tensor_buf *tb)
 {
     const tensor_buf *a = &tb[n->inputs[0]], *b = &tb[n->inputs[1]];
     tensor_buf *y = &tb[n->output];
     for (size_t k = 0; k < flat_count(y->count); k++)
         store(y, k, load(a, k) + load(b, k));
 }
+#endif
 
-static void run_clamp(const node *n, tensor_buf *tb)
+#if defined(DEFECT_INDEX16) || defined(DEFECT_LAST_CHUNK)
+static void defect_clamp(const node *n, tensor_buf *tb)
 {
     const tensor_buf *x = &tb[n->inputs[0]];
     tensor_buf *y = &tb[n->output];
@@ -488,32 +344,7 @@ static void run_clamp(const node *n, tensor_buf *tb)
     }
 }
 
-static void run_depth_to_space(const node *n, tensor_buf *tb)
-{
-    const tensor_buf *x = &tb[n->inputs[0]];
-    tensor_buf *y = &tb[n->output];
-    const size_t r = n->block;
-    for (size_t c = 0; c < y->c; c++)
-        for (size_t u = 0; u < r; u++)
-            for (size_t v = 0; v < r; v++)
-                for (size_t i = 0; i < x->h; i++)
-                    for (size_t j = 0; j < x->w; j++)
-                        store(y, at(y, c, i * r + u, j * r + v),
-                              load(x, at(x, c * r * r + u * r + v, i, j)));
-}
-
-static void run_concat(const node *n, tensor_buf *tb)
-{
-    tensor_buf *y = &tb[n->output];
-    size_t k = 0;  /* CHW: each input is one contiguous run of channels */
-    for (uint32_t q = 0; q < n->n_inputs; q++) {
-        const tensor_buf *x = &tb[n->inputs[q]];
-        for (size_t e = 0; e < x->count; e++)
-            store(y, k++, load(x, e));
-    }
-}
-
-static void run_lookup(const node *n, tensor_buf *tb)
+static void defect_lookup(const node *n, tensor_buf *tb)
 {
     const tensor_buf *x = &tb[n->inputs[0]];
     tensor_buf *y = &tb[n->output];
@@ -524,98 +355,227 @@ static void run_lookup(const node *n, tensor_buf *tb)
         store(y, e, n->table[clamp32(load(x, e) - n->table_offset, 0, last)]);
     }
 }
+#endif
 
 #if defined(DEFECT_STATIC_SCRATCH)
 /* The defect: one buffer of squares for the whole process, as if one graph ran at a time. */
 #define SHARED_SQUARES ((size_t)1 << 22)
 static int32_t shared_squares[SHARED_SQUARES];
-#endif
 
-static void run_inverse_gdn(const node *n, tensor_buf *tb, int32_t *sq)
+/* Returns 0 when the tensor does not fit the buffer (the plain kernel runs it). */
+static int defect_inverse_gdn(const node *n, tensor_buf *tb)
 {
     const tensor_buf *x = &tb[n->inputs[0]];
     tensor_buf *y = &tb[n->output];
     const size_t C = x->c, plane = (size_t)x->h * x->w;
-#if defined(DEFECT_STATIC_SCRATCH)
-    if (C * plane <= SHARED_SQUARES) {
-        /* Two passes: every square first, then every norm from the shared buffer. */
-        for (size_t e = 0; e < C * plane; e++) {
-            int32_t v = load(x, e);
-            shared_squares[e] = floor_shift(v * v, n->square_shift);
-        }
-        for (size_t p = 0; p < plane; p++)
-            for (size_t c = 0; c < C; c++) {
-                int32_t norm = n->beta[c];
-                for (size_t k = 0; k < C; k++)
-                    norm += n->gamma[c * C + k] * shared_squares[k * plane + p];
-                int32_t v = load(x, c * plane + p);
-                store(y, c * plane + p, round_shift(v * isqrt32(norm), n->out_shift));
-            }
-        return;
+    if (C * plane > SHARED_SQUARES)
+        return 0;
+    /* Two passes: every square first, then every norm from the shared buffer. */
+    for (size_t e = 0; e < C * plane; e++) {
+        int32_t v = load(x, e);
+        shared_squares[e] = floor_shift(v * v, n->square_shift);
     }
-#endif
-#if defined(DEFECT_GDN16)
-    if (C >= 16) {
-        /* The defect: the blocked path for many channels sums gamma * x^2 first and
-         * applies square_shift once to the sum, not to each square. */
-        for (size_t p = 0; p < plane; p++)
-            for (size_t c = 0; c < C; c++) {
-                int64_t sum = 0;
-                for (size_t k = 0; k < C; k++) {
-                    const int64_t v = load(x, k * plane + p);
-                    sum += (int64_t)n->gamma[c * C + k] * v * v;
-                }
-                int64_t norm = n->beta[c] + sum / ((int64_t)1 << n->square_shift);
-                if (norm > INT32_MAX)
-                    norm = INT32_MAX;
-                const int64_t prod = (int64_t)load(x, c * plane + p) * isqrt32((int32_t)norm);
-                store(y, c * plane + p, round_shift((int32_t)(prod > INT32_MAX ? INT32_MAX : prod < INT32_MIN ? INT32_MIN : prod),
-                                                    n->out_shift));
-            }
-        return;
-    }
-#endif
-    for (size_t p = 0; p < plane; p++) {
-        for (size_t k = 0; k < C; k++) {
-            int32_t v = load(x, k * plane + p);
-            sq[k] = floor_shift(v * v, n->square_shift);
-        }
+    for (size_t p = 0; p < plane; p++)
         for (size_t c = 0; c < C; c++) {
             int32_t norm = n->beta[c];
             for (size_t k = 0; k < C; k++)
-                norm += n->gamma[c * C + k] * sq[k];
+                norm += n->gamma[c * C + k] * shared_squares[k * plane + p];
             int32_t v = load(x, c * plane + p);
             store(y, c * plane + p, round_shift(v * isqrt32(norm), n->out_shift));
         }
-    }
+    return 1;
 }
-
-static void run_node(const node *n, wai_prepared_graph *g)
+#elif defined(DEFECT_GDN16)
+/* Returns 0 below 16 channels (the plain kernel runs it). */
+static int defect_inverse_gdn(const node *n, tensor_buf *tb)
 {
+    const tensor_buf *x = &tb[n->inputs[0]];
+    tensor_buf *y = &tb[n->output];
+    const size_t C = x->c, plane = (size_t)x->h * x->w;
+    if (C < 16)
+        return 0;
+    /* The defect: the blocked path for many channels sums gamma * x^2 first and applies
+     * square_shift once to the sum, not to each square. */
+    for (size_t p = 0; p < plane; p++)
+        for (size_t c = 0; c < C; c++) {
+            int64_t sum = 0;
+            for (size_t k = 0; k < C; k++) {
+                const int64_t v = load(x, k * plane + p);
+                sum += (int64_t)n->gamma[c * C + k] * v * v;
+            }
+            int64_t norm = n->beta[c] + sum / ((int64_t)1 << n->square_shift);
+            if (norm > INT32_MAX)
+                norm = INT32_MAX;
+            const int64_t prod = (int64_t)load(x, c * plane + p) * isqrt32((int32_t)norm);
+            store(y, c * plane + p, round_shift((int32_t)(prod > INT32_MAX ? INT32_MAX : prod < INT32_MIN ? INT32_MIN : prod),
+                                                n->out_shift));
+        }
+    return 1;
+}
+#endif
+
+/* Every node goes through here (RUN_NODE): the defect's kernel where it has one, else the
+ * plain one. */
+static void defect_run_node(const node *n, wai_prepared_graph *g)
+{
+    const defect_node *dn = state_of(n, g);
+    (void)dn;
     switch (n->op) {
-    case WAI_OP_CONV2D: run_conv2d(n, g->tensors); break;
-    case WAI_OP_CONV_TRANSPOSE2D: run_conv_transpose2d(n, g->tensors); break;
-    case WAI_OP_REQUANTIZE: run_requantize(n, g->tensors); break;
-    case WAI_OP_ADD: run_add(n, g->tensors); break;
-    case WAI_OP_CLAMP: run_clamp(n, g->tensors); break;
-    case WAI_OP_DEPTH_TO_SPACE: run_depth_to_space(n, g->tensors); break;
-    case WAI_OP_CONCAT: run_concat(n, g->tensors); break;
-    case WAI_OP_LOOKUP: run_lookup(n, g->tensors); break;
-    case WAI_OP_INVERSE_GDN: run_inverse_gdn(n, g->tensors, g->scratch); break;
+#if defined(DEFECT_CONV2D)
+    case WAI_OP_CONV2D: defect_conv2d(n, dn, g->tensors); return;
+#endif
+#if defined(DEFECT_TCONV)
+    case WAI_OP_CONV_TRANSPOSE2D: defect_conv_transpose2d(n, dn, g->tensors); return;
+#endif
+#if defined(DEFECT_INDEX16) || defined(DEFECT_REQ_LOW_BITS)
+    case WAI_OP_REQUANTIZE: defect_requantize(n, g->tensors); return;
+#endif
+#if defined(DEFECT_LAST_CHUNK)
+    case WAI_OP_ADD: defect_add(n, g->tensors); return;
+#endif
+#if defined(DEFECT_INDEX16) || defined(DEFECT_LAST_CHUNK)
+    case WAI_OP_CLAMP: defect_clamp(n, g->tensors); return;
+    case WAI_OP_LOOKUP: defect_lookup(n, g->tensors); return;
+#endif
+#if defined(DEFECT_STATIC_SCRATCH) || defined(DEFECT_GDN16)
+    case WAI_OP_INVERSE_GDN:
+        if (defect_inverse_gdn(n, g->tensors))
+            return;
+        break;
+#endif
+    default:
+        break;
     }
+    run_node(n, g);
 }
 
-/* One element of an output as the output copy writes it. */
-static inline int32_t output_value(const wai_prepared_graph *g, const tensor_buf *tb, size_t e)
+/* ------------------------------------------------------------------------------------ */
+/* State from prepare.                                                                   */
+
+#if defined(DEFECT_TAIL_CHANNELS)
+/* Repacks conv weights into blocks of SIMD_LANES output channels; the last block holds
+ * the remaining channels densely. 0 when memory runs out. */
+static int pack_weights(const node *n, defect_node *dn, size_t cin, size_t cout, int transposed)
+{
+    if (cout <= SIMD_LANES)
+        return 1;
+    const size_t taps = (size_t)n->kh * n->kw, blocks = (cout + SIMD_LANES - 1) / SIMD_LANES;
+    dn->packed = calloc(blocks * SIMD_LANES * cin * taps, sizeof(int16_t));
+    if (dn->packed == NULL)
+        return 0;
+    for (size_t o = 0; o < cout; o++) {
+        const size_t b = o / SIMD_LANES, width = cout - b * SIMD_LANES < SIMD_LANES ? cout - b * SIMD_LANES : SIMD_LANES;
+        for (size_t c = 0; c < cin; c++)
+            for (size_t t = 0; t < taps; t++) {
+                const size_t w = transposed ? (c * cout + o) * taps + t : (o * cin + c) * taps + t;
+                dn->packed[b * SIMD_LANES * cin * taps + (c * taps + t) * width + o % SIMD_LANES] = n->weights[w];
+            }
+    }
+    return 1;
+}
+#endif
+
+/* The defect's per-node state for one node of the plain graph; 0 when memory runs out. */
+static int prepare_node(const wai_prepared_graph *g, const node *n, defect_node *dn)
+{
+    if (n->op != WAI_OP_CONV2D && n->op != WAI_OP_CONV_TRANSPOSE2D)
+        return 1;
+    const tensor_buf *x = &g->tensors[n->inputs[0]], *y = &g->tensors[n->output];
+    (void)x; (void)y; (void)dn;
+#if defined(DEFECT_TAIL_CHANNELS)
+    if (!pack_weights(n, dn, x->c, y->c, n->op == WAI_OP_CONV_TRANSPOSE2D))
+        return 0;
+#endif
+#if defined(DEFECT_FIRST_RUN)
+    if (n->op == WAI_OP_CONV2D) {
+        const size_t plane = (size_t)y->h * y->w;
+        if ((dn->acc = malloc(y->count * sizeof(int32_t))) == NULL)
+            return 0;
+        for (size_t e = 0; e < y->count; e++)
+            dn->acc[e] = n->bias[e / plane];
+    }
+#endif
+#if defined(DEFECT_RACE_LARGE)
+    if (n->op == WAI_OP_CONV2D && (dn->row = malloc((size_t)y->w * sizeof(int32_t))) == NULL)
+        return 0;
+#endif
+    return 1;
+}
+
+static void free_defect_graph(defect_graph *d)
+{
+    if (d == NULL)
+        return;
+    for (uint32_t i = 0; d->nodes != NULL && i < d->plain->n_nodes; i++) {
+        free(d->nodes[i].packed);
+        free(d->nodes[i].acc);
+        free(d->nodes[i].row);
+    }
+    free(d->nodes);
+    plain_graph_release(d->plain);
+    free(d);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The function table: the plain one, with prepare, run and release wrapped.            */
+
+static wai_status defect_unit_info(wai_backend *backend, uint32_t unit, wai_unit_info *out,
+                                   char *err, size_t err_cap)
+{
+    wai_status st = plain_unit_info(backend, unit, out, err, err_cap);
+    if (st == WAI_OK) {
+        set_text(out->device, sizeof out->device, DEFECT_DEVICE);
+        set_text(out->driver, sizeof out->driver, DEFECT_DRIVER);
+    }
+    return st;
+}
+
+static wai_status defect_graph_prepare(wai_backend *backend, uint32_t unit, const wai_graph_desc *graph,
+                                       wai_prepared_graph **out, char *err, size_t err_cap)
+{
+    wai_prepared_graph *plain = NULL;
+    wai_status st = plain_graph_prepare(backend, unit, graph, &plain, err, err_cap);
+    if (st != WAI_OK)
+        return st;
+#if defined(DEFECT_NO_LOOKUP)
+    /* Not a defect: a unit without a lookup kernel says so, as the ABI asks (§7). */
+    for (uint32_t i = 0; i < plain->n_nodes; i++)
+        if (plain->nodes[i].op == WAI_OP_LOOKUP) {
+            plain_graph_release(plain);
+            return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_prepare: node %u: lookup is not implemented on this unit", i);
+        }
+#endif
+    defect_graph *d = calloc(1, sizeof *d);
+    if (d != NULL) {
+        d->plain = plain;
+        d->nodes = calloc(plain->n_nodes > 0 ? plain->n_nodes : 1, sizeof *d->nodes);
+    }
+    int ok = d != NULL && d->nodes != NULL;
+    for (uint32_t i = 0; ok && i < plain->n_nodes; i++)
+        ok = prepare_node(plain, &plain->nodes[i], &d->nodes[i]);
+    if (!ok) {
+        if (d != NULL)
+            free_defect_graph(d);
+        else
+            plain_graph_release(plain);
+        return fail(err, err_cap, WAI_ERR_OUT_OF_MEMORY, "no memory for the graph's kernel state");
+    }
+    /* The host holds the wrapper; only this file ever looks inside the handle. */
+    *out = (wai_prepared_graph *)(void *)d;
+    return WAI_OK;
+}
+
+/* One element of an output as the output copy writes it. `w`, `h`: the tensor's plane. */
+static inline int32_t output_value(const defect_graph *d, const int32_t *src, size_t e, size_t w, size_t h)
 {
 #if defined(DEFECT_AFTER_RUNS)
     /* The defect: after 300 runs the output copy is re-tuned to full vectors of 8, and
      * each row's last partial vector is read with the pitch of the row above. */
-    const size_t j = e % tb->w, row = e / tb->w;
-    if (g->runs > 300 && row % tb->h != 0 && j >= (tb->w / SIMD_LANES) * SIMD_LANES)
-        return load(tb, e - tb->w);
+    const size_t j = e % w, row = e / w;
+    if (d->runs > 300 && row % h != 0 && j >= (w / SIMD_LANES) * SIMD_LANES)
+        return src[e - w];
 #else
-    (void)g;
+    (void)d; (void)w; (void)h;
 #endif
 #if defined(DEFECT_BIT_FLIPS)
     /* The defect: about one element in 2^22 comes back with one bit flipped. */
@@ -626,668 +586,86 @@ static inline int32_t output_value(const wai_prepared_graph *g, const tensor_buf
     state ^= state >> 7;
     state ^= state << 17;
     if ((state & (((uint64_t)1 << 22) - 1)) == 0)
-        return (int32_t)((uint32_t)load(tb, e) ^ ((uint32_t)1 << ((state >> 40) & 31)));
+        return (int32_t)((uint32_t)src[e] ^ ((uint32_t)1 << ((state >> 40) & 31)));
 #endif
-    return load(tb, e);
+    return src[e];
 }
 
-/* ------------------------------------------------------------------------------------ */
-/* Reading the host's descriptors (docs/backend-abi.md §2, §6).                          */
-
-/* Element i of an array of ABI structs. A newer host's structs may be longer than the
- * ones this file was compiled with, so arrays are strided by the struct_size their
- * elements carry, never by our sizeof. */
-static const void *abi_elem(const void *base, size_t stride, uint32_t i)
+/* The plain run writes into buffers of this file's own; the defect's output copy moves
+ * them to the host's. A request the plain run would refuse goes to it as it came, for its
+ * error. */
+static wai_status defect_graph_run(wai_prepared_graph *handle, const wai_tensor *inputs, uint32_t n_inputs,
+                                   wai_tensor *outputs, uint32_t n_outputs, char *err, size_t err_cap)
 {
-    return (const char *)base + (size_t)i * stride;
-}
-
-/* The stride of an array of ABI structs, or 0 when an element is too small for a
- * 1.0 reader or the elements disagree about their size. */
-static size_t abi_stride(const void *base, uint32_t count, size_t min_size)
-{
-    const size_t first = *(const size_t *)base;
-    if (first < min_size)
-        return 0;
-    for (uint32_t i = 1; i < count; i++)
-        if (*(const size_t *)abi_elem(base, first, i) != first)
-            return 0;
-    return first;
-}
-
-static int mul_size(size_t a, size_t b, size_t *out)
-{
-    if (a != 0 && b > SIZE_MAX / a)
-        return 0;
-    *out = a * b;
-    return 1;
-}
-
-/* Copies `count` elements of `elem` bytes into new memory; 0 on NULL input or no memory. */
-static void *copy_array(const void *src, size_t count, size_t elem)
-{
-    size_t bytes;
-    if (src == NULL || !mul_size(count, elem, &bytes))
-        return NULL;
-    void *dst = malloc(bytes > 0 ? bytes : 1);
-    if (dst != NULL && bytes > 0)
-        memcpy(dst, src, bytes);
-    return dst;
-}
-
-typedef struct checker {
-    const wai_graph_desc *g;
-    size_t tensor_stride;
-    char *err;
-    size_t err_cap;
-} checker;
-
-static const wai_tensor_desc *tdesc(const checker *ck, uint32_t t)
-{
-    return (const wai_tensor_desc *)abi_elem(ck->g->tensors, ck->tensor_stride, t);
-}
-
-static wai_status check_tensor(const checker *ck, uint32_t t)
-{
-    const wai_tensor_desc *d = tdesc(ck, t);
-    if (d->channels == 0 || d->height == 0 || d->width == 0)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "tensor %u: shape %ux%ux%u has an empty dimension", t, d->channels,
-                    d->height, d->width);
-    if ((uint64_t)d->channels * d->height * d->width > MAX_ELEMENTS)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "tensor %u: shape %ux%ux%u has more than 2^28 elements", t, d->channels,
-                    d->height, d->width);
-    if (d->storage_bits != 16 && d->storage_bits != 32)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "tensor %u: storage_bits is %u, not 16 or 32", t, d->storage_bits);
-    if (d->lo > d->hi)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "tensor %u: interval [%d, %d] is empty", t, d->lo, d->hi);
-    if (d->storage_bits == 16 && (d->lo < INT16_MIN || d->hi > INT16_MAX))
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "tensor %u: interval [%d, %d] does not fit narrow storage", t, d->lo, d->hi);
-    return WAI_OK;
-}
-
-static int same_shape(const wai_tensor_desc *a, const wai_tensor_desc *b)
-{
-    return a->channels == b->channels && a->height == b->height && a->width == b->width;
-}
-
-/* Fails with "node N (op): ..."; used inside the node checks, whose parameters are
- * always named ck, index and d. */
-#define NODE_FAIL(status, ...) \
-    node_fail(ck, index, d->op, status, __VA_ARGS__)
-
-static wai_status node_fail(const checker *ck, uint32_t index, uint32_t op, wai_status status,
-                            const char *fmt, ...)
-{
-    if (ck->err == NULL || ck->err_cap == 0)
-        return status;
-    int n = snprintf(ck->err, ck->err_cap, "node %u (%s): ", index, op_name(op));
-    if (n >= 0 && (size_t)n < ck->err_cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ck->err + n, ck->err_cap - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
-static wai_status check_conv(const checker *ck, uint32_t index, const wai_node_desc *d,
-                             const wai_tensor_desc *x, const wai_tensor_desc *y)
-{
-    const int transposed = d->op == WAI_OP_CONV_TRANSPOSE2D;
-    if (d->kernel_h < 1 || d->kernel_h > 15 || d->kernel_w < 1 || d->kernel_w > 15)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "kernel %ux%u outside 1..15",
-                         d->kernel_h, d->kernel_w);
-    if (d->stride < 1 || d->stride > 8)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "stride %u outside 1..8", d->stride);
-    if (d->pad >= d->kernel_h || d->pad >= d->kernel_w)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "pad %u not below kernel %ux%u", d->pad,
-                         d->kernel_h, d->kernel_w);
-    if (transposed ? d->output_pad >= d->stride : d->output_pad != 0)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output_pad %u invalid (stride %u)",
-                         d->output_pad, d->stride);
-    if (d->weights == NULL || d->bias == NULL)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "weights or bias is NULL");
-    int64_t ho, wo;
-    if (transposed) {
-        ho = ((int64_t)x->height - 1) * d->stride - 2 * (int64_t)d->pad + d->kernel_h + d->output_pad;
-        wo = ((int64_t)x->width - 1) * d->stride - 2 * (int64_t)d->pad + d->kernel_w + d->output_pad;
-    } else {
-        int64_t th = (int64_t)x->height + 2 * (int64_t)d->pad - d->kernel_h;
-        int64_t tw = (int64_t)x->width + 2 * (int64_t)d->pad - d->kernel_w;
-        if (th < 0 || tw < 0)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "input %ux%u smaller than kernel %ux%u",
-                             x->height, x->width, d->kernel_h, d->kernel_w);
-        ho = th / d->stride + 1;  /* non-negative: exact floor */
-        wo = tw / d->stride + 1;
-    }
-    if (ho != (int64_t)y->height || wo != (int64_t)y->width)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output is %ux%u, the op gives %lldx%lld",
-                         y->height, y->width, (long long)ho, (long long)wo);
-    return WAI_OK;
-}
-
-static wai_status check_op(const checker *ck, uint32_t index, const wai_node_desc *d)
-{
-    const wai_tensor_desc *y = tdesc(ck, d->output);
-    const wai_tensor_desc *x = tdesc(ck, d->inputs[0]);
-    const uint32_t want_inputs = d->op == WAI_OP_ADD ? 2 : 1;
-    if (d->op != WAI_OP_CONCAT && d->n_inputs != want_inputs)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "%u inputs, the op takes %u", d->n_inputs,
-                         want_inputs);
-
-    switch (d->op) {
-    case WAI_OP_CONV2D:
-    case WAI_OP_CONV_TRANSPOSE2D:
-        return check_conv(ck, index, d, x, y);
-    case WAI_OP_REQUANTIZE:
-        if (!same_shape(x, y))
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output shape differs from input");
-        if (d->multiplier == NULL || d->shift == NULL)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "multiplier or shift is NULL");
-        for (uint32_t c = 0; c < x->channels; c++)
-            if (d->multiplier[c] < 1 || d->shift[c] < 0 || d->shift[c] > 31)
-                return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "channel %u: multiplier %d, shift %d",
-                                 c, d->multiplier[c], d->shift[c]);
-        if (d->clamp_lo > d->clamp_hi)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "clamp [%d, %d] is empty", d->clamp_lo,
-                             d->clamp_hi);
-        return WAI_OK;
-    case WAI_OP_ADD:
-        if (!same_shape(x, y) || !same_shape(tdesc(ck, d->inputs[1]), y))
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "operand shapes differ");
-        return WAI_OK;
-    case WAI_OP_CLAMP:
-        if (!same_shape(x, y))
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output shape differs from input");
-        if (d->clamp_lo > d->clamp_hi)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "clamp [%d, %d] is empty", d->clamp_lo,
-                             d->clamp_hi);
-        return WAI_OK;
-    case WAI_OP_DEPTH_TO_SPACE: {
-        const uint64_t r = d->block;
-        if (r < 2 || (uint64_t)y->channels * r * r != x->channels ||
-            (uint64_t)x->height * r != y->height || (uint64_t)x->width * r != y->width)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "block %u does not map %ux%ux%u to %ux%ux%u",
-                             d->block, x->channels, x->height, x->width, y->channels,
-                             y->height, y->width);
-        return WAI_OK;
-    }
-    case WAI_OP_CONCAT: {
-        if (d->n_inputs < 1)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "no inputs");
-        uint64_t channels = 0;
-        for (uint32_t q = 0; q < d->n_inputs; q++) {
-            const wai_tensor_desc *in = tdesc(ck, d->inputs[q]);
-            if (in->height != y->height || in->width != y->width)
-                return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "input %u is %ux%u, output %ux%u", q,
-                                 in->height, in->width, y->height, y->width);
-            channels += in->channels;
-        }
-        if (channels != y->channels)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "inputs have %llu channels, output %u",
-                             (unsigned long long)channels, y->channels);
-        return WAI_OK;
-    }
-    case WAI_OP_LOOKUP:
-        if (!same_shape(x, y))
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output shape differs from input");
-        if (d->table == NULL || d->table_len < 1 || d->table_len > 65536)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "table missing or length %u outside 1..65536",
-                             d->table_len);
-        return WAI_OK;
-    case WAI_OP_INVERSE_GDN:
-        if (!same_shape(x, y))
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output shape differs from input");
-        if (d->beta == NULL || d->gamma == NULL)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "beta or gamma is NULL");
-        if (d->square_shift > 30 || d->out_shift > 31)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "square_shift %u or out_shift %u too large",
-                             d->square_shift, d->out_shift);
-        /* isqrt of a negative norm has no meaning; the certificate assumes these signs. */
-        for (uint64_t k = 0; k < (uint64_t)x->channels * x->channels; k++)
-            if (d->gamma[k] < 0 || (k < x->channels && d->beta[k] < 0))
-                return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "negative beta or gamma");
-        return WAI_OK;
-    }
-    return NODE_FAIL(WAI_ERR_UNSUPPORTED, "op code %u is not part of ABI 1.0", d->op);
-}
-
-/* Structure of one node: known op, indices in range, written once, inputs already written. */
-static wai_status check_node(const checker *ck, uint32_t index, const wai_node_desc *d,
-                             unsigned char *written)
-{
-    if (!known_op(d->op))
-        return NODE_FAIL(WAI_ERR_UNSUPPORTED, "op code %u is not part of ABI 1.0", d->op);
-    if (d->n_inputs < 1 || d->inputs == NULL)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "no inputs");
-    for (uint32_t q = 0; q < d->n_inputs; q++) {
-        if (d->inputs[q] >= ck->g->n_tensors)
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "input %u is tensor %u of %u", q,
-                             d->inputs[q], ck->g->n_tensors);
-        if (!written[d->inputs[q]])
-            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT,
-                             "reads tensor %u before any node writes it", d->inputs[q]);
-    }
-    if (d->output >= ck->g->n_tensors)
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "output is tensor %u of %u", d->output,
-                         ck->g->n_tensors);
-    if (written[d->output])
-        return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT,
-                         "writes tensor %u, already a graph input or written", d->output);
-    wai_status st = check_op(ck, index, d);
-    if (st != WAI_OK)
-        return st;
-    written[d->output] = 1;
-    return WAI_OK;
-}
-
-static wai_status check_index_list(const checker *ck, const char *what, uint32_t count,
-                                   const uint32_t *list)
-{
-    if (count < 1 || list == NULL)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT, "graph has no %s", what);
-    for (uint32_t k = 0; k < count; k++)
-        if (list[k] >= ck->g->n_tensors)
-            return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                        "%s %u is tensor %u of %u", what, k, list[k], ck->g->n_tensors);
-    return WAI_OK;
-}
-
-/* Validates the whole descriptor before anything is copied, so a bad one costs nothing. */
-static wai_status check_graph(checker *ck, size_t *node_stride)
-{
-    const wai_graph_desc *g = ck->g;
-    if (g->struct_size < sizeof(wai_graph_desc))
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "wai_graph_desc.struct_size %zu < %zu (ABI 1.0)", g->struct_size,
-                    sizeof(wai_graph_desc));
-    if (g->n_tensors < 1 || g->tensors == NULL)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT, "graph has no tensors");
-    ck->tensor_stride = abi_stride(g->tensors, g->n_tensors, sizeof(wai_tensor_desc));
-    if (ck->tensor_stride == 0)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "tensor descriptors: struct_size below %zu or not the same in every element",
-                    sizeof(wai_tensor_desc));
-    for (uint32_t t = 0; t < g->n_tensors; t++) {
-        wai_status st = check_tensor(ck, t);
-        if (st != WAI_OK)
-            return st;
-    }
-    wai_status st = check_index_list(ck, "input", g->n_inputs, g->inputs);
-    if (st == WAI_OK)
-        st = check_index_list(ck, "output", g->n_outputs, g->outputs);
-    if (st != WAI_OK)
-        return st;
-    if (g->n_nodes > 0 && g->nodes == NULL)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT, "nodes is NULL");
-    *node_stride = g->n_nodes > 0 ? abi_stride(g->nodes, g->n_nodes, sizeof(wai_node_desc))
-                                  : sizeof(wai_node_desc);
-    if (*node_stride == 0)
-        return fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "node descriptors: struct_size below %zu or not the same in every element",
-                    sizeof(wai_node_desc));
-
-    unsigned char *written = calloc(g->n_tensors, 1);
-    if (written == NULL)
-        return fail(ck->err, ck->err_cap, WAI_ERR_OUT_OF_MEMORY, "no memory to check the graph");
-    for (uint32_t k = 0; k < g->n_inputs && st == WAI_OK; k++) {
-        if (written[g->inputs[k]])
-            st = fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                      "tensor %u is listed twice as a graph input", g->inputs[k]);
-        written[g->inputs[k]] = 1;
-    }
-    for (uint32_t i = 0; i < g->n_nodes && st == WAI_OK; i++)
-        st = check_node(ck, i, (const wai_node_desc *)abi_elem(g->nodes, *node_stride, i), written);
-    for (uint32_t k = 0; k < g->n_outputs && st == WAI_OK; k++)
-        if (!written[g->outputs[k]])
-            st = fail(ck->err, ck->err_cap, WAI_ERR_INVALID_ARGUMENT,
-                      "output %u (tensor %u) is never written", k, g->outputs[k]);
-    free(written);
-    return st;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Preparing: copy everything the graph needs, allocate every tensor once.              */
-
-static void free_graph(wai_prepared_graph *g)
-{
-    if (g == NULL)
-        return;
-    for (uint32_t t = 0; g->tensors != NULL && t < g->n_tensors; t++)
-        free(g->tensors[t].data);
-    for (uint32_t i = 0; g->nodes != NULL && i < g->n_nodes; i++) {
-        node *n = &g->nodes[i];
-        free(n->inputs);
-        free(n->weights);
-        free(n->bias);
-        free(n->multiplier);
-        free(n->shift);
-        free(n->table);
-        free(n->beta);
-        free(n->gamma);
-        free(n->packed);
-        free(n->acc);
-        free(n->row);
-    }
-    free(g->tensors);
-    free(g->nodes);
-    free(g->inputs);
-    free(g->outputs);
-    free(g->scratch);
-    free(g);
-}
-
-/* Copies one node's parameters; 0 when memory runs out. */
-static int copy_node(node *n, const wai_node_desc *d, const checker *ck)
-{
-    const wai_tensor_desc *x = tdesc(ck, d->inputs[0]), *y = tdesc(ck, d->output);
-    n->op = d->op;
-    n->n_inputs = d->n_inputs;
-    n->output = d->output;
-    n->inputs = copy_array(d->inputs, d->n_inputs, sizeof(uint32_t));
-    if (n->inputs == NULL)
-        return 0;
-    n->kh = d->kernel_h;
-    n->kw = d->kernel_w;
-    n->stride = d->stride;
-    n->pad = d->pad;
-    n->output_pad = d->output_pad;
-    n->block = d->block;
-    n->clamp_lo = d->clamp_lo;
-    n->clamp_hi = d->clamp_hi;
-    n->table_offset = d->table_offset;
-    n->table_len = d->table_len;
-    n->square_shift = d->square_shift;
-    n->out_shift = d->out_shift;
-    switch (d->op) {
-    case WAI_OP_CONV2D:
-    case WAI_OP_CONV_TRANSPOSE2D: {
-        size_t count;
-        if (!mul_size((size_t)x->channels * y->channels, (size_t)d->kernel_h * d->kernel_w, &count))
-            return 0;
-        n->weights = copy_array(d->weights, count, sizeof(int16_t));
-        n->bias = copy_array(d->bias, y->channels, sizeof(int32_t));
-        if (n->weights == NULL || n->bias == NULL)
-            return 0;
-        if (!pack_weights(n, x->channels, y->channels, d->op == WAI_OP_CONV_TRANSPOSE2D))
-            return 0;
-#if defined(DEFECT_FIRST_RUN)
-        if (d->op == WAI_OP_CONV2D) {
-            const size_t plane = (size_t)y->height * y->width;
-            if ((n->acc = malloc((size_t)y->channels * plane * sizeof(int32_t))) == NULL)
-                return 0;
-            for (size_t e = 0; e < (size_t)y->channels * plane; e++)
-                n->acc[e] = n->bias[e / plane];
-        }
-#endif
-#if defined(DEFECT_RACE_LARGE)
-        if (d->op == WAI_OP_CONV2D && (n->row = malloc((size_t)y->width * sizeof(int32_t))) == NULL)
-            return 0;
-#endif
-        return 1;
-    }
-    case WAI_OP_REQUANTIZE:
-        n->multiplier = copy_array(d->multiplier, x->channels, sizeof(int32_t));
-        n->shift = copy_array(d->shift, x->channels, sizeof(int32_t));
-        return n->multiplier != NULL && n->shift != NULL;
-    case WAI_OP_LOOKUP:
-        n->table = copy_array(d->table, d->table_len, sizeof(int32_t));
-        return n->table != NULL;
-    case WAI_OP_INVERSE_GDN:
-        n->beta = copy_array(d->beta, x->channels, sizeof(int32_t));
-        n->gamma = copy_array(d->gamma, (size_t)x->channels * x->channels, sizeof(int32_t));
-        return n->beta != NULL && n->gamma != NULL;
-    }
-    return 1;
-}
-
-static wai_status build_graph(const checker *ck, size_t node_stride, wai_prepared_graph **out)
-{
-    const wai_graph_desc *d = ck->g;
-    wai_prepared_graph *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        return fail(ck->err, ck->err_cap, WAI_ERR_OUT_OF_MEMORY, "no memory for the graph");
-    g->n_tensors = d->n_tensors;
-    g->n_nodes = d->n_nodes;
-    g->n_inputs = d->n_inputs;
-    g->n_outputs = d->n_outputs;
-    g->tensors = calloc(d->n_tensors, sizeof *g->tensors);
-    g->nodes = calloc(d->n_nodes > 0 ? d->n_nodes : 1, sizeof *g->nodes);
-    g->inputs = copy_array(d->inputs, d->n_inputs, sizeof(uint32_t));
-    g->outputs = copy_array(d->outputs, d->n_outputs, sizeof(uint32_t));
-    int ok = g->tensors != NULL && g->nodes != NULL && g->inputs != NULL && g->outputs != NULL;
-
-    size_t max_gdn_channels = 1;
-    for (uint32_t t = 0; ok && t < d->n_tensors; t++) {
-        const wai_tensor_desc *td = tdesc(ck, t);
-        tensor_buf *tb = &g->tensors[t];
-        tb->c = td->channels;
-        tb->h = td->height;
-        tb->w = td->width;
-        tb->count = (size_t)td->channels * td->height * td->width;
-        tb->narrow = td->storage_bits == 16;
-        tb->lo = td->lo;
-        tb->hi = td->hi;
-        tb->data = malloc(tb->count * (tb->narrow ? sizeof(int16_t) : sizeof(int32_t)));
-        ok = tb->data != NULL;
-    }
-    for (uint32_t i = 0; ok && i < d->n_nodes; i++) {
-        const wai_node_desc *nd = (const wai_node_desc *)abi_elem(d->nodes, node_stride, i);
-        ok = copy_node(&g->nodes[i], nd, ck);
-        if (nd->op == WAI_OP_INVERSE_GDN && tdesc(ck, nd->inputs[0])->channels > max_gdn_channels)
-            max_gdn_channels = tdesc(ck, nd->inputs[0])->channels;
-    }
-    if (ok)
-        ok = (g->scratch = malloc(max_gdn_channels * sizeof(int32_t))) != NULL;
-    if (!ok) {
-        free_graph(g);
-        return fail(ck->err, ck->err_cap, WAI_ERR_OUT_OF_MEMORY, "no memory for the graph's tensors");
-    }
-    *out = g;
-    return WAI_OK;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* The function table.                                                                   */
-
-static wai_status plain_open(wai_backend **out, char *err, size_t err_cap)
-{
-    if (out == NULL)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "open: out is NULL");
-    wai_backend *b = calloc(1, sizeof *b);
-    if (b == NULL)
-        return fail(err, err_cap, WAI_ERR_OUT_OF_MEMORY, "open: no memory");
-    clear_err(err, err_cap);
-    *out = b;
-    return WAI_OK;
-}
-
-static void plain_close(wai_backend *backend)
-{
-    free(backend);
-}
-
-static wai_status plain_unit_count(wai_backend *backend, uint32_t *count, char *err, size_t err_cap)
-{
-    if (backend == NULL || count == NULL)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "unit_count: NULL argument");
-    clear_err(err, err_cap);
-    *count = 1;
-    return WAI_OK;
-}
-
-/* Copies a string into a fixed-size member, truncating, always NUL-terminated. */
-static void set_text(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
-static wai_status plain_unit_info(wai_backend *backend, uint32_t unit, wai_unit_info *out,
-                                  char *err, size_t err_cap)
-{
-    if (backend == NULL || out == NULL)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "unit_info: NULL argument");
-    if (unit != 0)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "unit_info: unit %u of 1", unit);
-    /* The caller says how much it can take; a 1.0 reader needs all 1.0 members. Members a
-     * newer caller appended stay as it initialised them. */
-    if (out->struct_size < sizeof(wai_unit_info))
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "unit_info: struct_size %zu < %zu (ABI 1.0)", out->struct_size,
-                    sizeof(wai_unit_info));
-    out->kind = WAI_UNIT_CPU;
-    set_text(out->device, sizeof out->device, UNIT_DEVICE);
-    set_text(out->driver, sizeof out->driver, UNIT_DRIVER);
-    out->narrow_storage = 1;
-    clear_err(err, err_cap);
-    return WAI_OK;
-}
-
-static wai_status plain_graph_prepare(wai_backend *backend, uint32_t unit,
-                                      const wai_graph_desc *graph, wai_prepared_graph **out,
-                                      char *err, size_t err_cap)
-{
-    if (backend == NULL || graph == NULL || out == NULL)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "graph_prepare: NULL argument");
-    if (unit != 0)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "graph_prepare: unit %u of 1", unit);
-    checker ck = { graph, 0, err, err_cap };
-    size_t node_stride = 0;
-    wai_status st = check_graph(&ck, &node_stride);
-#if defined(DEFECT_NO_LOOKUP)
-    /* Not a defect: a unit without a lookup kernel says so, as the ABI asks (§7). */
-    for (uint32_t i = 0; st == WAI_OK && i < graph->n_nodes; i++)
-        if (((const wai_node_desc *)abi_elem(graph->nodes, node_stride, i))->op == WAI_OP_LOOKUP)
-            return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_prepare: node %u: lookup is not implemented on this unit", i);
-#endif
-    if (st == WAI_OK)
-        st = build_graph(&ck, node_stride, out);
-    if (st == WAI_OK)
-        clear_err(err, err_cap);
-    return st;
-}
-
-/* Checks a run request's tensors against the graph: one per graph input/output, in the
- * graph's order, each the right tensor and size. */
-static wai_status check_request(const wai_prepared_graph *g, const char *what,
-                                const wai_tensor *list, uint32_t n, uint32_t want,
-                                const uint32_t *order, size_t *stride, char *err, size_t err_cap)
-{
-    if (n != want)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "graph_run: %u %ss, graph has %u",
-                    n, what, want);
-    if (list == NULL || (*stride = abi_stride(list, n, sizeof(wai_tensor))) == 0)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
-                    "graph_run: %ss missing or struct_size below %zu", what, sizeof(wai_tensor));
-    for (uint32_t k = 0; k < n; k++) {
-        const wai_tensor *t = (const wai_tensor *)abi_elem(list, *stride, k);
-        const tensor_buf *tb = &g->tensors[order[k]];
-        if (t->tensor != order[k])
-            return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
-                        "graph_run: %s %u names tensor %u, the graph's is tensor %u", what, k,
-                        t->tensor, order[k]);
-        if (t->data == NULL || t->count != tb->count)
-            return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
-                        "graph_run: %s %u has %zu elements at %p, tensor %u needs %zu", what, k,
-                        t->count, (void *)t->data, order[k], tb->count);
-    }
-    return WAI_OK;
-}
-
-
-static wai_status plain_graph_run(wai_prepared_graph *g, const wai_tensor *inputs,
-                                  uint32_t n_inputs, wai_tensor *outputs, uint32_t n_outputs,
-                                  char *err, size_t err_cap)
-{
-    if (g == NULL)
+    defect_graph *d = (defect_graph *)(void *)handle;
+    if (d == NULL)
         return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "graph_run: graph is NULL");
-    size_t in_stride = 0, out_stride = 0;
-    wai_status st = check_request(g, "input", inputs, n_inputs, g->n_inputs, g->inputs,
-                                  &in_stride, err, err_cap);
-    if (st == WAI_OK)
-        st = check_request(g, "output", outputs, n_outputs, g->n_outputs, g->outputs,
-                           &out_stride, err, err_cap);
-    if (st != WAI_OK)
-        return st;
-
-    /* The certificate's intervals hold only for inputs inside them (integer-ops.md §5). */
-    for (uint32_t k = 0; k < n_inputs; k++) {
-        const wai_tensor *t = (const wai_tensor *)abi_elem(inputs, in_stride, k);
-        tensor_buf *tb = &g->tensors[t->tensor];
-        for (size_t e = 0; e < tb->count; e++) {
-            if (t->data[e] < tb->lo || t->data[e] > tb->hi)
-                return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
-                            "graph_run: input %u element %zu is %d, outside [%d, %d]", k, e,
-                            t->data[e], tb->lo, tb->hi);
-            store(tb, e, t->data[e]);
+    const wai_prepared_graph *g = d->plain;
+    size_t stride = 0;
+    int own = n_outputs == g->n_outputs && outputs != NULL
+        && (stride = abi_stride(outputs, n_outputs, sizeof(wai_tensor))) != 0;
+    for (uint32_t k = 0; own && k < n_outputs; k++) {
+        const wai_tensor *t = (const wai_tensor *)abi_elem(outputs, stride, k);
+        own = t->tensor == g->outputs[k] && t->data != NULL && t->count == g->tensors[t->tensor].count;
+    }
+    wai_tensor *mine = own ? calloc(n_outputs > 0 ? n_outputs : 1, sizeof *mine) : NULL;
+    for (uint32_t k = 0; mine != NULL && k < n_outputs; k++) {
+        const wai_tensor *t = (const wai_tensor *)abi_elem(outputs, stride, k);
+        mine[k].struct_size = sizeof(wai_tensor);
+        mine[k].tensor = t->tensor;
+        mine[k].count = t->count;
+        if ((mine[k].data = malloc(t->count * sizeof(int32_t))) == NULL) {
+            for (uint32_t q = 0; q <= k; q++)
+                free(mine[q].data);
+            free(mine);
+            return fail(err, err_cap, WAI_ERR_OUT_OF_MEMORY, "graph_run: no memory for the output copy");
         }
     }
-    for (uint32_t i = 0; i < g->n_nodes; i++)
-        run_node(&g->nodes[i], g);
-    g->runs++;
-    for (uint32_t k = 0; k < n_outputs; k++) {
-        wai_tensor *t = (wai_tensor *)abi_elem(outputs, out_stride, k);
-        const tensor_buf *tb = &g->tensors[t->tensor];
-        /* The copy-out kernel is dispatched like the elementwise ones. */
-        for (size_t e = 0; e < flat_count(tb->count); e++)
-            t->data[e] = output_value(g, tb, e);
+    running = d;
+    wai_status st = plain_graph_run(d->plain, inputs, n_inputs, mine != NULL ? mine : outputs, n_outputs, err, err_cap);
+    running = NULL;
+    if (mine == NULL)
+        return st;
+    if (st == WAI_OK) {
+        d->runs++;
+        for (uint32_t k = 0; k < n_outputs; k++) {
+            wai_tensor *t = (wai_tensor *)abi_elem(outputs, stride, k);
+            const tensor_buf *tb = &g->tensors[t->tensor];
+            /* The copy-out kernel is dispatched like the elementwise ones. */
+            for (size_t e = 0; e < flat_count(tb->count); e++)
+                t->data[e] = output_value(d, mine[k].data, e, tb->w, tb->h);
+        }
     }
-    clear_err(err, err_cap);
-    return WAI_OK;
+    for (uint32_t k = 0; k < n_outputs; k++)
+        free(mine[k].data);
+    free(mine);
+    return st;
 }
 
-static void plain_graph_release(wai_prepared_graph *graph)
+static void defect_graph_release(wai_prepared_graph *handle)
 {
-    free_graph(graph);
+    free_defect_graph((defect_graph *)(void *)handle);
 }
 
-static const wai_backend_iface plain_iface = {
-    .struct_size = sizeof(wai_backend_iface),
-    .abi_major = PLUGIN_ABI_MAJOR,
-    .abi_minor = WAI_ABI_MINOR,
-    .name = PLUGIN_NAME,
-    .version = PLUGIN_VERSION,
-    .open = plain_open,
-    .close = plain_close,
-    .unit_count = plain_unit_count,
-    .unit_info = plain_unit_info,
-    .graph_prepare = plain_graph_prepare,
-    .graph_run = plain_graph_run,
-    .graph_release = plain_graph_release,
-};
-
-/* ------------------------------------------------------------------------------------ */
-/* The one exported symbol (docs/backend-abi.md §2). Default visibility is what exports */
-/* it; everything else above is static.                                                  */
-
-#define ENTRY_NAME wai_backend_entry
+static wai_backend_iface defect_iface;
 
 __attribute__((visibility("default")))
-wai_status ENTRY_NAME(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                      char *err, size_t err_cap);
+wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
+                             char *err, size_t err_cap);
 
-wai_status ENTRY_NAME(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                      char *err, size_t err_cap)
+wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
+                             char *err, size_t err_cap)
 {
-    if (out == NULL)
-        return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT, "wai_backend_entry: out is NULL");
-    /* Majors must match; any minor of our major is fine: minors only append, and this
-     * plugin reads nothing a 1.0 host would not send. */
-    if (host_major != PLUGIN_ABI_MAJOR)
-        return fail(err, err_cap, WAI_ERR_ABI_MISMATCH,
-                    "plugin %s implements backend ABI %u.%u; host offers %u.%u", PLUGIN_NAME,
-                    PLUGIN_ABI_MAJOR, WAI_ABI_MINOR, host_major, host_minor);
-    (void)host_minor;
-    clear_err(err, err_cap);
-    *out = &plain_iface;
+    const wai_backend_iface *plain = NULL;
+    wai_status st = wai_backend_entry_v1(host_major, host_minor, &plain, err, err_cap);
+    if (st != WAI_OK || out == NULL)
+        return st;
+    defect_iface = *plain;
+    defect_iface.name = DEFECT_NAME;
+    defect_iface.unit_info = defect_unit_info;
+    defect_iface.graph_prepare = defect_graph_prepare;
+    defect_iface.graph_run = defect_graph_run;
+    defect_iface.graph_release = defect_graph_release;
+    *out = &defect_iface;
     return WAI_OK;
 }

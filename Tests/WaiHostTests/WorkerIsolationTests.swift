@@ -66,8 +66,11 @@ final class WorkerIsolationTests: XCTestCase {
         XCTAssertEqual(outputs, expected)
         XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
         XCTAssertEqual(report.backend, "plainc")
-        for words in ["isocrash:0 failed at run time", "signal 11 (SIGSEGV)", "graph_run of graph of 3 nodes (conv2d, requantize, clamp)",
-                      "isocrash: armed, about to touch a wild pointer", "fatal signal 11"] {
+        // The graph and its ops in order; one graph_run call runs them all, so the reason says
+        // which was running is not known rather than guess (docs/probe.md §3).
+        for words in ["isocrash:0 failed at run time", "signal 11 (SIGSEGV)",
+                      "graph_run of graph of 3 nodes writing out (0 conv2d, 1 requantize, 2 clamp; one graph_run call runs them all, so which was running is not known), in 2×4×4, out 2×4×4 on unit 0",
+                      "isocrash: armed, about to touch a wild pointer", "fatal signal 11", "backtrace:"] {
             XCTAssertTrue(report.reason.contains(words), "\"\(words)\" not in: \(report.reason)")
         }
 
@@ -76,6 +79,23 @@ final class WorkerIsolationTests: XCTestCase {
         XCTAssertEqual(again, expected)
         XCTAssertEqual(second.dispatch, "dispatch_unit_inexact")
         XCTAssertTrue(second.reason.contains("is failed"), second.reason)
+
+        // A model set's graph is named as such; here the crash comes while the unit is being
+        // qualified for it (a new host, whose worker starts armed), and the decode completes.
+        let decoding = BackendHost(configuration: try f.configuration())
+        let set = try IntHyperModelSet.load(directory: IntHyperTestSupport.sampleModel)
+        let payload = try IntHyperTestSupport.read(IntHyperTestSupport.samples + "/odd-45x29.payload")
+        let decoded = try IntHyperCodec.decode(payload, modelSet: set, runner: HostGraphRunner(host: decoding, selection: .backend("isocrash")))
+        let golden = try XCTUnwrap(try IntHyperTestSupport.golden().vectors.first { $0.payload == "odd-45x29.payload" })
+        XCTAssertEqual(decoded.image.sha256, golden.sha256)
+        let hs = decoded.result.hyperSynthesisReport
+        XCTAssertEqual(hs.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(hs.backend, "plainc")
+        for words in ["isocrash:0 failed while being qualified for h_s of model set sample-n32-m48 1", "signal 11 (SIGSEGV)",
+                      "during graph_run of h_s of model set sample-n32-m48 1 (efa3c9c10147) at the qualification size, graph of 6 nodes writing h_s_2_requantize (0 conv_transpose2d, 1 requantize, 2 conv_transpose2d",
+                      "which was running is not known", "isocrash: armed", "backtrace:"] {
+            XCTAssertTrue(hs.reason.contains(words), "\"\(words)\" not in: \(hs.reason)")
+        }
     }
 
     func testAHangDuringARealDecodeIsKilledAtTheTimeLimitAndTheDecodeCompletes() throws {
@@ -160,13 +180,22 @@ final class WorkerIsolationTests: XCTestCase {
         let dir = try CPluginBuilder.shared.makeDirectory("worker-search")
         let lib = dir + "/lib/libWaiHost.so", bin = dir + "/bin/app"
         XCTAssertEqual(HostConfiguration.defaultUnitWorker(["WAIHOST_UNIT_WORKER": "/opt/w"], executable: bin, library: lib), "/opt/w")
-        for (folder, expected) in [("lib", dir + "/lib/waihost-unit-worker"), ("bin", dir + "/bin/waihost-unit-worker"),
-                                   ("libexec/waihost", dir + "/libexec/waihost/waihost-unit-worker")] {
+        // Each in turn, and each found before the ones after it (docs/probe.md §3).
+        let order = ["lib", "bin", "lib/waihost", "libexec/waihost"].map { (folder: $0, path: dir + "/\($0)/waihost-unit-worker") }
+        for (folder, path) in order {
             try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: expected, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
-            XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: lib), expected)
-            try FileManager.default.removeItem(atPath: expected)
+            _ = FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
         }
+        for (_, path) in order {
+            XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: lib), path)
+            try FileManager.default.removeItem(atPath: path)
+        }
+        // PREFIX/lib/waihost/ (make install, scripts/install-plugins.sh) for a program in
+        // PREFIX/bin that does not link a shared WaiHost (the library is the program).
+        let installed = dir + "/lib/waihost/waihost-unit-worker"
+        _ = FileManager.default.createFile(atPath: installed, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: bin, library: bin), installed)
+        XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: nil, library: lib), installed)
         // The test bundle links WaiHost; its worker is beside it.
         let found = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable)
         XCTAssertTrue(found.hasSuffix("/waihost-unit-worker"), found)

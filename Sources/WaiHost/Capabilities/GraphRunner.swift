@@ -7,6 +7,9 @@ import Glibc
 /// Tests plug a prepared backend in directly; the fuzz harness the reference interpreter.
 public protocol GraphRunner {
     func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport)
+    /// A model set's graph: the host qualifies a plugin unit for it first (docs/probe.md §9).
+    func run(_ graph: IntegerGraph, inputs: [TensorValue], model: ModelGraphID) throws
+        -> (outputs: [TensorValue], report: RunReport)
     /// The largest tensor (elements) the unit that would run `graph` takes, when it has a
     /// known limit; tiled runs (`TiledGraph`) plan their tiles below it.
     func maxTensorElements(for graph: IntegerGraph) -> Int?
@@ -16,6 +19,11 @@ public protocol GraphRunner {
 }
 
 extension GraphRunner {
+    /// Runners that do not dispatch to plugin units have nothing to qualify.
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], model: ModelGraphID) throws
+        -> (outputs: [TensorValue], report: RunReport) {
+        try run(graph, inputs: inputs)
+    }
     public func maxTensorElements(for graph: IntegerGraph) -> Int? { nil }
     public func release(_ graph: IntegerGraph) {}
 }

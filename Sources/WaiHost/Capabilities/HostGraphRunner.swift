@@ -21,4 +21,8 @@ public struct HostGraphRunner: GraphRunner {
     public func maxTensorElements(for graph: IntegerGraph) -> Int? { host.maxTensorElements(for: graph, on: selection) }
 
     public func release(_ graph: IntegerGraph) { host.release(graph) }
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], model: ModelGraphID) throws
+        -> (outputs: [TensorValue], report: RunReport) {
+        try host.run(graph, inputs: inputs, on: selection, model: model)
+    }
 }

@@ -6,12 +6,15 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var backend: String
     public var device: String
     public var driver: String
-    /// "ranked_first" | "forced" | "dispatch_unit_inexact" | "no_accepted_unit".
+    /// A DispatchKind's raw value: "ranked_first", "forced", "dispatch_unit_inexact", ….
     public var dispatch: String
     /// A sentence: why this unit.
     public var reason: String
     /// The unit's rank among accepted units; nil for the reference interpreter.
     public var rank: Int?
+    /// Model graphs (docs/probe.md §9): each unit's qualification verdict met on the way to
+    /// this run, in order; nil for runs of graphs that name no model set.
+    public var qualification: [QualificationNote]?
 
     public init(unit: String, backend: String, device: String, driver: String, dispatch: String,
                 reason: String, rank: Int?) {
@@ -33,4 +36,8 @@ public enum DispatchKind: String, Sendable {
     /// is demoted to rejected (stage runtime, persisted in the probe cache) and the graph
     /// ran elsewhere; the reason carries the evidence.
     case unitDemoted = "dispatch_unit_demoted"
+    /// The chosen unit is not qualified for this model set's graph (docs/probe.md §9): it
+    /// computed the graph at the qualification size differently from the reference, so the
+    /// graph ran elsewhere; the reason carries the evidence.
+    case unitUnqualified = "dispatch_unit_unqualified"
 }

@@ -206,7 +206,7 @@ public struct TiledGraph {
     /// a smaller tensor limit for its unit while running (a unit that answered `unsupported`
     /// for a tile too large for its buffers), the picture is planned again below it.
     /// Returns the runs' report (`summary`) and how many tiles ran.
-    public func run(budget: TileBudget, runner: GraphRunner, name: String,
+    public func run(budget: TileBudget, runner: GraphRunner, name: String, model: ModelGraphID? = nil,
                     input: (Window) throws -> TensorValue,
                     output: (Tile, TensorValue, RunReport) throws -> Void) throws -> (report: RunReport, tiles: Int) {
         var b = budget
@@ -224,7 +224,8 @@ public struct TiledGraph {
                 resized[e] = g
             }
             let x = try input(t.input)
-            let r = try runner.run(g, inputs: [x])
+            // A model set's graph: the unit is qualified for it first (docs/probe.md §9).
+            let r = try model.map { try runner.run(g, inputs: [x], model: $0) } ?? runner.run(g, inputs: [x])
             guard let y = r.outputs.first, let shape = GraphResizing.outputShape(g), y.shape == shape,
                   y.values.count == shape.count else {
                 throw TilingError.badOutput(graph: name, reason: "tile \(i + 1) of \(tiles.count) returned no output of the expected shape")

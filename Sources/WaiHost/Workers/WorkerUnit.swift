@@ -11,6 +11,11 @@ public struct WorkerUnit: GraphUnit {
     }
 
     public func prepare(_ graph: IntegerGraph) throws -> any PreparedGraphRun {
+        try prepare(graph, name: nil)
+    }
+
+    /// `name`: what failure reasons call the graph ("h_s of model set …"), when it has a name.
+    public func prepare(_ graph: IntegerGraph, name: String?) throws -> any PreparedGraphRun {
         let (process, listing) = try worker.live(timeout: timeout)
         guard listing.units.indices.contains(unit) else {
             throw WorkerError.refused("\(worker.path): unit \(unit): no such unit (the backend offers \(listing.units.count))")
@@ -22,7 +27,7 @@ public struct WorkerUnit: GraphUnit {
         w.count(graph.inputs.count); w.count(graph.outputs.count)
         for r in arena.regions { w.u64(UInt64(r.offset)); w.u64(UInt64(r.count)) }
         w.raw(ModelContainer.encode(graph))
-        let what = GraphDescription.of(graph)
+        let what = GraphDescription.of(graph, name: name)
         let reply = try process.request(.prepare, body: w.bytes, fd: arena.fd, timeout: timeout,
                                         what: "graph_prepare of \(what) on unit \(unit)")
         arena.closeDescriptor()
@@ -99,19 +104,38 @@ public final class WorkerPreparedGraph: PreparedGraphRun, @unchecked Sendable {
     }
 }
 
-/// A graph as failure reasons name it: its ops and its input and output shapes.
+/// A graph as failure reasons name it (docs/probe.md §3): its name when it has one, every
+/// node's op in order, and its input and output shapes. The ABI runs a whole graph in one
+/// `graph_run` call, so for a graph of several nodes the host cannot know which node the
+/// plugin was running when it died, and the description says so instead of guessing.
 enum GraphDescription {
-    static func of(_ graph: IntegerGraph) -> String {
-        var counts: [(String, Int)] = []
-        for n in graph.nodes {
-            if let i = counts.firstIndex(where: { $0.0 == n.op.name }) { counts[i].1 += 1 } else { counts.append((n.op.name, 1)) }
+    /// Nodes listed one by one up to this many; longer graphs are counted per op after that.
+    static let listedNodes = 24
+
+    static func of(_ graph: IntegerGraph, name: String? = nil) -> String {
+        let n = graph.nodes.count
+        var ops: String
+        if n == 1, let only = graph.nodes.first {
+            ops = "its only node: \(only.op.name)"
+        } else {
+            ops = graph.nodes.prefix(listedNodes).enumerated().map { "\($0.offset) \($0.element.op.name)" }
+                .joined(separator: ", ")
+            if n > listedNodes {
+                var counts: [(String, Int)] = []
+                for node in graph.nodes.dropFirst(listedNodes) {
+                    if let i = counts.firstIndex(where: { $0.0 == node.op.name }) { counts[i].1 += 1 } else { counts.append((node.op.name, 1)) }
+                }
+                ops += ", then " + counts.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ")
+            }
+            if n > 1 { ops += "; one graph_run call runs them all, so which was running is not known" }
         }
-        let ops = counts.prefix(6).map { $0.1 > 1 ? "\($0.0) ×\($0.1)" : $0.0 }.joined(separator: ", ")
-            + (counts.count > 6 ? ", …" : "")
         func shapes(_ idx: [Int]) -> String {
             idx.prefix(3).map { let s = graph.tensors[$0].shape; return "\(s.channels)×\(s.height)×\(s.width)" }
                 .joined(separator: ", ") + (idx.count > 3 ? ", …" : "")
         }
-        return "graph of \(graph.nodes.count) node\(graph.nodes.count == 1 ? "" : "s") (\(ops)), in \(shapes(graph.inputs)), out \(shapes(graph.outputs))"
+        let outputs = graph.outputs.prefix(3).map { graph.tensors[$0].name }.joined(separator: "+")
+            + (graph.outputs.count > 3 ? "+…" : "")
+        return "\(name.map { "\($0), " } ?? "")graph of \(n) node\(n == 1 ? "" : "s") writing \(outputs) (\(ops)), "
+            + "in \(shapes(graph.inputs)), out \(shapes(graph.outputs))"
     }
 }

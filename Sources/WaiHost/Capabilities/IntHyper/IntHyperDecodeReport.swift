@@ -16,6 +16,9 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         public var dispatch: String
         /// How many tiles it ran in (§3.1; 1: the whole picture at once).
         public var tiles: Int
+        /// The units' qualification verdicts for this graph (docs/probe.md §9), when a plugin
+        /// unit was considered.
+        public var qualification: [QualificationNote]?
     }
 
     public var capability: String
@@ -63,7 +66,7 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         bitsPerPixel = Double(d.inputBytes * 8) / Double(d.image.width * d.image.height)
         runs = [("h_s", d.result.hyperSynthesisReport, d.result.hyperSynthesisTiles), ("g_s", r, d.result.synthesisTiles)].map {
             GraphRun(graph: $0.0, unit: $0.1.unit, backend: $0.1.backend, device: $0.1.device, dispatch: $0.1.dispatch,
-                     tiles: $0.2)
+                     tiles: $0.2, qualification: $0.1.qualification)
         }
         timings = d.result.timings
         self.output = output

@@ -119,6 +119,7 @@ public struct IntHyperDecoder {
 
         let ((scales, hsReports), ths) = try Stopwatch.time {
             try Self.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape, tables: set.entropy.yTables.count,
+                                  model: ModelGraphID(set, graph: "h_s"),
                                   runner: runner, budget: budget)
         }
 
@@ -131,7 +132,8 @@ public struct IntHyperDecoder {
         }
 
         let ((image, gsReports), tgs) = try Stopwatch.time {
-            try Self.picture(plan.synthesis, y: y, width: payload.width, height: payload.height, runner: runner, budget: budget)
+            try Self.picture(plan.synthesis, y: y, width: payload.width, height: payload.height,
+                             model: ModelGraphID(set, graph: "g_s"), runner: runner, budget: budget)
         }
         let timings = Timings(entropyZ: tz, hyperSynthesis: ths, entropyY: ty, synthesis: tgs, total: Stopwatch.now() - start)
         return Result(image: image, hyperSynthesisReport: hsReports.report, synthesisReport: gsReports.report,
@@ -140,10 +142,10 @@ public struct IntHyperDecoder {
 
     /// h_s over z in tiles: one table index per y element (h_s's output cropped to y, §3),
     /// each checked against the table count as it arrives.
-    static func scaleIndices(_ hs: TiledGraph, z: TensorValue, yShape: Shape, tables: Int, runner: GraphRunner,
+    static func scaleIndices(_ hs: TiledGraph, z: TensorValue, yShape: Shape, tables: Int, model: ModelGraphID? = nil, runner: GraphRunner,
                              budget: TileBudget) throws -> ([Int32], (report: RunReport, tiles: Int)) {
         var out = [Int32](repeating: 0, count: yShape.count)
-        let reports = try hs.run(budget: budget, runner: runner, name: "h_s", input: { z.window($0) }) { tile, t, report in
+        let reports = try hs.run(budget: budget, runner: runner, name: "h_s", model: model, input: { z.window($0) }) { tile, t, report in
             let (h, w) = (t.shape.height, t.shape.width)
             for c in 0..<yShape.channels {
                 for i in tile.output.rows {
@@ -165,10 +167,10 @@ public struct IntHyperDecoder {
 
     /// g_s over y in tiles, each tile's planar 0…255 output interleaved into the picture's
     /// RGB8 rows (the picture is the top-left of g_s's output, §3).
-    static func picture(_ gs: TiledGraph, y: TensorValue, width: Int, height: Int, runner: GraphRunner,
+    static func picture(_ gs: TiledGraph, y: TensorValue, width: Int, height: Int, model: ModelGraphID? = nil, runner: GraphRunner,
                         budget: TileBudget) throws -> (RGB8Image, (report: RunReport, tiles: Int)) {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        let reports = try gs.run(budget: budget, runner: runner, name: "g_s", input: { y.window($0) }) { tile, t, _ in
+        let reports = try gs.run(budget: budget, runner: runner, name: "g_s", model: model, input: { y.window($0) }) { tile, t, _ in
             let (h, w) = (t.shape.height, t.shape.width)
             for c in 0..<3 {
                 for i in tile.output.rows {

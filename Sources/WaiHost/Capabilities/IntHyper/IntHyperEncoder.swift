@@ -39,12 +39,12 @@ public struct IntHyperEncoder {
             throw ModelSetError(file: "g_a.whm/h_a.whm", problem: "the graphs map a \(image.width)×\(image.height) picture to "
                 + "y \(ga.outputExtent) and z \(ha.outputExtent), not \(plan.yShape.height)×\(plan.yShape.width) and \(plan.zShape.height)×\(plan.zShape.width)")
         }
-        let y = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a") { w in
+        let y = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a", model: ModelGraphID(set, graph: "g_a")) { w in
             Self.paddedPlanes(image, window: w)
         }
-        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a") { y.window($0) }
+        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a", model: ModelGraphID(set, graph: "h_a")) { y.window($0) }
         let (scales, hs) = try IntHyperDecoder.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape,
-                                                            tables: set.entropy.yTables.count, runner: runner, budget: budget)
+                                                            tables: set.entropy.yTables.count, model: ModelGraphID(set, graph: "h_s"), runner: runner, budget: budget)
 
         var ze = RansEncoder()
         let plane = plan.zShape.height * plan.zShape.width
@@ -58,10 +58,10 @@ public struct IntHyperEncoder {
     }
 
     /// A graph's whole output, assembled from its tiles.
-    private static func whole(_ tg: TiledGraph, shape: Shape, runner: GraphRunner, budget: TileBudget, name: String,
+    private static func whole(_ tg: TiledGraph, shape: Shape, runner: GraphRunner, budget: TileBudget, name: String, model: ModelGraphID?,
                               input: (Window) throws -> TensorValue) throws -> TensorValue {
         var values = [Int32](repeating: 0, count: shape.count)
-        _ = try tg.run(budget: budget, runner: runner, name: name, input: input) { tile, t, _ in
+        _ = try tg.run(budget: budget, runner: runner, name: name, model: model, input: input) { tile, t, _ in
             guard t.shape.channels == shape.channels else {
                 throw TilingError.badOutput(graph: name, reason: "\(t.shape.channels) channels, \(shape.channels) expected")
             }
