@@ -17,7 +17,10 @@ public struct IntHyperEncoder {
         public var bytes: [UInt8] { payload.serialized() }
     }
 
-    public func encode(_ image: RGB8Image, runner: GraphRunner) throws -> Result {
+    /// `version` picks the stream coding (docs/capabilities/int_hyper.md §4); the decoded
+    /// picture is the same for every version.
+    public func encode(_ image: RGB8Image, runner: GraphRunner,
+                       version: IntHyperPayload.Version = IntHyperPayload.defaultVersion) throws -> Result {
         let set = modelSet
         guard let analysis = set.analysis else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
@@ -43,15 +46,29 @@ public struct IntHyperEncoder {
         let scales = try IntHyperDecoder.cropScales(scaleTensor, to: inst.yShape, tables: set.entropy.yTables.count,
                                                     report: hs.report)
 
-        var ze = RansEncoder()
-        let plane = inst.zShape.height * inst.zShape.width
-        for (i, v) in z.values.enumerated() { ze.encode(v, table: set.entropy.zTables[i / plane]) }
-        var ye = RansEncoder()
-        for (i, v) in y.values.enumerated() { ye.encode(v, table: set.entropy.yTables[Int(scales[i])]) }
-        let payload = IntHyperPayload(width: image.width, height: image.height, modelSetID: set.id,
+        let zPlane = inst.zShape.height * inst.zShape.width
+        let zTable = { (i: Int) in set.entropy.zTables[i / zPlane] }
+        let yTable = { (i: Int) in set.entropy.yTables[Int(scales[i])] }
+        let payload = IntHyperPayload(version: version, width: image.width, height: image.height, modelSetID: set.id,
                                       zCount: z.values.count, yCount: y.values.count,
-                                      zStream: ze.finish(), yStream: ye.finish())
+                                      zStream: Self.stream(z.values, version: version, table: zTable),
+                                      yStream: Self.stream(y.values, version: version, table: yTable))
         return Result(payload: payload, y: y, z: z, hyperSynthesisReport: hs.report)
+    }
+
+    /// The values in order, value i with `table(i)`: one rANS stream (version 1) or a lane
+    /// stream with the lane count of docs/entropy-coding.md §8.3 (version 2).
+    static func stream(_ values: [Int32], version: IntHyperPayload.Version, table: (Int) -> FrequencyTable) -> [UInt8] {
+        switch version {
+        case .v1:
+            var e = RansEncoder()
+            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
+            return e.finish()
+        case .v2:
+            var e = RansLaneEncoder(forValueCount: values.count)
+            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
+            return e.finish()
+        }
     }
 
     private func single(_ outputs: [TensorValue], expected: Shape, graph: String) throws -> TensorValue {
