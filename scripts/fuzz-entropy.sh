@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes the WAI1 envelope parser and the rANS decoder with libFuzzer, one target after the
-# other on one core. Usage: scripts/fuzz-entropy.sh [SECONDS_PER_TARGET] [TARGET...]
-# (targets: envelope, rans; default both, 60 s each). Prints the executions of each run.
+# Fuzzes the WAI1 envelope parser, the rANS decoder and the lane-stream decoder
+# (docs/entropy-coding.md §8) with libFuzzer, one target after the other on one core.
+# Usage: scripts/fuzz-entropy.sh [SECONDS_PER_TARGET] [TARGET...]
+# (targets: envelope, rans, lanes; default all three, 60 s each). Prints the executions of each run.
 # Harnesses: Tests/Fuzz/envelope/*Fuzz.swift, compiled into one module with the sources they
 # test (swiftc -sanitize=fuzzer,address -parse-as-library). A crash leaves its input in
 # .build/fuzz-entropy/artifacts/ and makes this script fail.
@@ -12,16 +13,20 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(envelope rans)
+[ ${#targets[@]} -eq 0 ] && targets=(envelope rans lanes)
 
 out=.build/fuzz-entropy
 mkdir -p "$out/artifacts"
 
+entropy="Sources/WaiHost/Entropy/*.swift Sources/WaiHost/Probe/Parallel.swift Sources/WaiHost/Plugins/Lock.swift"
+
 sources_for() {
   case "$1" in
     envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiHost/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift ;;
-    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift Sources/WaiHost/Entropy/*.swift ;;
-    *) echo "unknown fuzz target '$1' (envelope, rans)" >&2; return 1 ;;
+    # The entropy sources run lanes on the parallel helper (Probe/Parallel.swift).
+    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift $entropy ;;
+    lanes)    echo Tests/Fuzz/envelope/LaneFuzz.swift $entropy ;;
+    *) echo "unknown fuzz target '$1' (envelope, rans, lanes)" >&2; return 1 ;;
   esac
 }
 
@@ -33,6 +38,8 @@ seed() {
     envelope) printf '%s' "5741493101147761692e6e657572616c2e696e745f68797065720400000000000000010203ffc75387cfef7b302bf86b71044f48a51d64d370ac114904e13896d34afc781fe7" ;;
     # one table (p = 16, 9 symbols, escape 8), 0 values asked, the empty stream 00 00 80 00
     rans)     printf '%s' "00000f080800" "804020100804020100" "0000" "00008000" ;;
+    # one table (p = 4, K = 1), 0 values, 1 thread, 2 empty lanes
+    lanes)    printf '%s' "00" "03000000" "00" "0000" "00" "02" "04000000" "04000000" "00008000" "00008000" ;;
   esac | xxd -r -p > "$corpus/seed"
 }
 

@@ -3,7 +3,8 @@
 # libFuzzer on one core. Usage: scripts/fuzz-payload.sh [SECONDS] (default 60).
 # Builds Tests/Fuzz/payload/PayloadFuzz.swift into one module with the sources it tests
 # (swiftc -sanitize=fuzzer,address -parse-as-library), seeds the corpus with valid payloads
-# written by Tests/Fuzz/payload/CorpusGenerator.swift, runs and prints the number of
+# of both payload versions (version 2's lane streams with 1, 2, 5 and 32 lanes) written by
+# Tests/Fuzz/payload/CorpusGenerator.swift, runs and prints the number of
 # executions. A crash leaves its input in .build/fuzz-payload/artifacts/ and makes this
 # script fail; reproduce with: .build/fuzz-payload/payload-fuzz ARTIFACT
 set -euo pipefail
@@ -24,7 +25,7 @@ sources=($w/Capabilities/GraphRunner.swift $w/Capabilities/CapabilityRegistry.sw
          $(ls $w/Capabilities/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport)
          $w/Image/RGB8Image.swift $w/Entropy/*.swift $w/Envelope/*.swift $w/Graph/*.swift $w/Model/*.swift
          $w/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift $w/Dispatch/RunReport.swift $w/Dispatch/HostError.swift
-         $w/Probe/SplitMix64.swift Tests/Fuzz/payload/PayloadFixture.swift)
+         $w/Probe/SplitMix64.swift $w/Probe/Parallel.swift $w/Plugins/Lock.swift Tests/Fuzz/payload/PayloadFixture.swift)
 
 if ! swiftc -O -parse-as-library -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
      Tests/Fuzz/payload/CorpusGenerator.swift -lcrypto -o "$out/payload-corpus" >"$out/generator-build.log" 2>&1; then

@@ -57,7 +57,7 @@ public struct HostConfiguration: Sendable, Equatable {
         set { unitWorkerExecutable = newValue }
     }
 
-    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var coreCount: Int { onlineCoreCount() }
 
     public static let unitWorkerName = "waihost-unit-worker"
 

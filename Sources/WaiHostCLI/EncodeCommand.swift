@@ -5,7 +5,7 @@ enum EncodeCommand: Command {
     static let summary = "encode an RGB8 picture as a wai.neural.int_hyper payload in a WAI1 envelope"
     static let help = """
         usage: waihost encode PICTURE.png|PICTURE.rgb [--quality Q | --model DIR] -o OUT.wai [--raw] [--size WxH]
-                              [--unit SEL | --backend NAME[:INDEX]] [--json] [--plugin-dir DIR]...
+                              [--payload-version 1|2] [--unit SEL | --backend NAME[:INDEX]] [--json] [--plugin-dir DIR]...
 
         Reads the picture (PNG through libpng: RGB8 only, i.e. color type 2, bit depth 8, no
         transparency; or raw RGB8 rows with --size), runs the model set's analysis side g_a
@@ -20,6 +20,8 @@ enum EncodeCommand: Command {
           -o OUT.wai         output file
           --raw              write the bare payload instead of an envelope
           --size WxH         picture size of a .rgb input
+          --payload-version V  2 (default): lane streams, decoded on every core; 1: one serial
+                             stream per latent, for older decoders. The same picture either way.
         \(CodecOptions.selectionHelp)
           --json             print one JSON object instead
         \(HostOptions.help)
@@ -59,6 +61,7 @@ enum EncodeCommand: Command {
         var size: (width: Int, height: Int)?
         var selection: UnitSelection?
         var options = HostOptions()
+        var version = IntHyperPayload.defaultVersion
         var args = ArgumentCursor(arguments)
         while let a = args.next() {
             switch a {
@@ -69,6 +72,12 @@ enum EncodeCommand: Command {
             case "--raw": raw = true
             case "--json": json = true
             case "--size": size = try CodecOptions.size(try args.value(for: a), flag: a)
+            case "--payload-version":
+                let v = try args.value(for: a)
+                guard let parsed = UInt8(v).flatMap(IntHyperPayload.Version.init(rawValue:)) else {
+                    throw UsageError(message: "--payload-version is 1 or 2, not '\(v)'")
+                }
+                version = parsed
             case "--unit", "--backend":
                 guard selection == nil else { throw UsageError(message: "give one of --unit and --backend, once") }
                 let v = try args.value(for: a)
@@ -90,7 +99,8 @@ enum EncodeCommand: Command {
             try IntHyperSizeLimit.check(set, width: w, height: h, encoding: true)
         }
         let runner = HostGraphRunner(host: BackendHost(configuration: options.configuration()), selection: selection ?? .best)
-        let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw)
+        let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw,
+                                                        version: version)
         try LocalFile.write(bytes, to: out)
         let s = Summary(capability: IntHyperModelSet.capability, output: out, enveloped: !raw, width: picture.width,
                         height: picture.height, bytes: bytes.count,

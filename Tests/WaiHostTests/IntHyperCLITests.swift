@@ -39,6 +39,25 @@ final class IntHyperCLITests: XCTestCase {
         return dir
     }
 
+    /// `encode --payload-version 1` writes the kept version-1 sample byte for byte, the
+    /// default writes version 2, and any other version is a usage error (exit 2).
+    func testEncodePayloadVersion() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("payload-version")
+        let picture = dir + "/odd.png"
+        XCTAssertEqual(try waihost(["make-picture", "--size", "45x29", "-o", picture]).status, 0)
+        for (flag, file) in [(["--payload-version", "1"], "odd-45x29.payload"), ([], "odd-45x29-v2.payload")] {
+            let r = try waihost(["encode", picture, "--model", IntHyperTestSupport.sampleModel, "--unit", "reference", "--raw",
+                                 "-o", dir + "/out.payload"] + flag)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(try IntHyperTestSupport.read(dir + "/out.payload"),
+                           try IntHyperTestSupport.read(IntHyperTestSupport.samples + "/" + file), file)
+        }
+        let bad = try waihost(["encode", picture, "--model", IntHyperTestSupport.sampleModel, "--payload-version", "3",
+                               "-o", dir + "/bad.wai"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("--payload-version is 1 or 2"), bad.stderr)
+    }
+
     /// Decoding the bundled sample on the best unit (the CPU backend) and on the reference:
     /// the report names the unit and why, and the SHA-256 is the golden one on both.
     func testDecodeReportsTheUnitAndTheGoldenSHA256() throws {

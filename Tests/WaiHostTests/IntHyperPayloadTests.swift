@@ -165,7 +165,7 @@ final class IntHyperPayloadTests: XCTestCase {
                 XCTAssertTrue(check(p), "\(label): \(p)")
             }
         }
-        refused({ $0[4] = 2 }, { $0 == .unsupportedVersion(2) }, "version")
+        refused({ $0[4] = 3 }, { $0 == .unsupportedVersion(3) }, "version")
         refused({ $0[5] = 1 }, { if case .invalidField("flags", 5, _) = $0 { return true }; return false }, "flags")
         refused({ $0[6] = 0; $0[7] = 0 }, { if case .invalidField("width", 6, _) = $0 { return true }; return false }, "width 0")
         refused({ $0[8] = 0; $0[9] = 0 }, { if case .invalidField("height", 8, _) = $0 { return true }; return false }, "height 0")

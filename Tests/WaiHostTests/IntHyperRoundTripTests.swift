@@ -9,7 +9,7 @@ final class IntHyperRoundTripTests: XCTestCase {
     func testGoldenVectorsOnReferenceAndCPUBackend() throws {
         let golden = try IntHyperTestSupport.golden()
         XCTAssertEqual(golden.capability, "wai.neural.int_hyper")
-        XCTAssertEqual(golden.vectors.count, 3)
+        XCTAssertEqual(golden.vectors.count, 4)
         let set = try IntHyperModelSet.load(directory: IntHyperTestSupport.samples + "/" + golden.model_set.path)
         XCTAssertEqual(set.idHex, golden.model_set.id)
         XCTAssertEqual(set.name, golden.model_set.name)

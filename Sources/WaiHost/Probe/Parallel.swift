@@ -3,6 +3,9 @@ import Dispatch
 import Glibc
 #endif
 
+/// Cores online now (at least 1): the width of parallel work such as the lane decoder's.
+func onlineCoreCount() -> Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
 /// Runs `body` over `items` on at most `width` threads at once; results keep item order.
 func parallelMap<T, R>(_ items: [T], width: Int, _ body: @escaping (T) -> R) -> [R] {
     guard items.count > 1, width > 1 else { return items.map(body) }

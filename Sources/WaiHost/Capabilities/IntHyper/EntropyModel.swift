@@ -13,6 +13,9 @@ public struct IntHyperEntropyModel: Equatable, Sendable {
     public let zTables: [FrequencyTable]
     /// Table of scale index i (h_s's output).
     public let yTables: [FrequencyTable]
+    /// The same tables flattened for the version-2 lane decoder (docs/entropy-coding.md §8.4).
+    public let zTableSet: RansTableSet
+    public let yTableSet: RansTableSet
 
     public init(precision: Int, zTables: [FrequencyTable], yTables: [FrequencyTable]) throws {
         let file = Self.fileName
@@ -30,6 +33,8 @@ public struct IntHyperEntropyModel: Equatable, Sendable {
             }
         }
         self.precision = precision; self.zTables = zTables; self.yTables = yTables
+        zTableSet = RansTableSet(zTables)
+        yTableSet = RansTableSet(yTables)
     }
 
     private struct File: Decodable {

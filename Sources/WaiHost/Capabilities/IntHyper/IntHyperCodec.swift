@@ -24,10 +24,13 @@ public enum IntHyperCodec {
         return try IntHyperPayload.parse(opened.payload).modelSetID
     }
 
-    /// The payload in a WAI1 envelope, or bare when `envelope` is false.
+    /// The payload in a WAI1 envelope, or bare when `envelope` is false; its streams coded
+    /// as `version` says (docs/capabilities/int_hyper.md §4).
     public static func encode(_ image: RGB8Image, modelSet: IntHyperModelSet, runner: GraphRunner,
-                              envelope: Bool = true) throws -> (bytes: [UInt8], result: IntHyperEncoder.Result) {
-        let result = try IntHyperEncoder(modelSet: modelSet).encode(image, runner: runner)
+                              envelope: Bool = true,
+                              version: IntHyperPayload.Version = IntHyperPayload.defaultVersion)
+        throws -> (bytes: [UInt8], result: IntHyperEncoder.Result) {
+        let result = try IntHyperEncoder(modelSet: modelSet).encode(image, runner: runner, version: version)
         let payload = result.bytes
         return (envelope ? try Envelope.encode(capability: IntHyperModelSet.capability, payload: payload) : payload, result)
     }

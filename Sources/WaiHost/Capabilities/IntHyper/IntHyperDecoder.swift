@@ -111,8 +111,16 @@ public struct IntHyperDecoder {
         let (z, tz) = try Stopwatch.time { () throws -> TensorValue in
             let tables = set.entropy.zTables
             let plane = plan.zShape.height * plan.zShape.width
-            let values = try decodeStream("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract) { i in
-                tables[i / plane]
+            let values: [Int32]
+            switch payload.version {
+            case .v1:
+                values = try decodeStream("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract) { i in
+                    tables[i / plane]
+                }
+            case .v2:
+                let channels = (0..<plan.zShape.count).map { Int32($0 / plane) }
+                values = try decodeLanes("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract,
+                                         tables: set.entropy.zTableSet, selection: channels)
             }
             return TensorValue(shape: plan.zShape, values: values)
         }
@@ -125,8 +133,15 @@ public struct IntHyperDecoder {
 
         let (y, ty) = try Stopwatch.time { () throws -> TensorValue in
             let tables = set.entropy.yTables
-            let values = try decodeStream("y", payload.yStream, shape: plan.yShape, contract: set.latentContract) { i in
-                tables[Int(scales[i])]
+            let values: [Int32]
+            switch payload.version {
+            case .v1:
+                values = try decodeStream("y", payload.yStream, shape: plan.yShape, contract: set.latentContract) { i in
+                    tables[Int(scales[i])]
+                }
+            case .v2:
+                values = try decodeLanes("y", payload.yStream, shape: plan.yShape, contract: set.latentContract,
+                                         tables: set.entropy.yTableSet, selection: scales)
             }
             return TensorValue(shape: plan.yShape, values: values)
         }
@@ -212,4 +227,27 @@ public struct IntHyperDecoder {
         }
     }
 
+    /// Version 2 (docs/capabilities/int_hyper.md §5): every lane decoded and checked on all
+    /// cores, then the values checked against `contract`, the lowest index refused first.
+    /// `shape.count` is bounded by the graphs' size limit before this is called.
+    private func decodeLanes(_ name: String, _ stream: [UInt8], shape: Shape, contract: Interval,
+                             tables: RansTableSet, selection: [Int32]) throws -> [Int32] {
+        let values: [Int32]
+        do {
+            values = try RansLaneDecoder.decode(stream, count: shape.count, tables: tables, selection: selection,
+                                                threads: onlineCoreCount())
+        } catch let e as RansLaneError {
+            throw IntHyperPayloadError.lanes(name: name, error: e)
+        }
+        var lo = Int32.max, hi = Int32.min
+        for v in values { lo = min(lo, v); hi = max(hi, v) }
+        if !values.isEmpty, !contract.contains(Int64(lo)) || !contract.contains(Int64(hi)),
+           let i = values.firstIndex(where: { !contract.contains(Int64($0)) }) {
+            let plane = shape.height * shape.width
+            throw IntHyperPayloadError.valueOutsideContract(stream: name, index: i, channel: i / plane,
+                                                            row: (i % plane) / shape.width, column: i % shape.width,
+                                                            value: values[i], contract: contract)
+        }
+        return values
+    }
 }

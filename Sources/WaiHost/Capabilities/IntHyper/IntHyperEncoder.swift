@@ -17,8 +17,11 @@ public struct IntHyperEncoder {
         public var bytes: [UInt8] { payload.serialized() }
     }
 
-    /// `budget` bounds what one tile's graph holds (§3.1), as for decoding.
-    public func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget = .standard) throws -> Result {
+    /// `version` picks the stream coding (docs/capabilities/int_hyper.md §4); the decoded
+    /// picture is the same for every version. `budget` bounds what one tile's graph holds
+    /// (§3.1), as for decoding.
+    public func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget = .standard,
+                       version: IntHyperPayload.Version = IntHyperPayload.defaultVersion) throws -> Result {
         let set = modelSet
         guard let analysis = set.analysis else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
@@ -46,14 +49,13 @@ public struct IntHyperEncoder {
         let (scales, hs) = try IntHyperDecoder.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape,
                                                             tables: set.entropy.yTables.count, model: ModelGraphID(set, graph: "h_s"), runner: runner, budget: budget)
 
-        var ze = RansEncoder()
-        let plane = plan.zShape.height * plan.zShape.width
-        for (i, v) in z.values.enumerated() { ze.encode(v, table: set.entropy.zTables[i / plane]) }
-        var ye = RansEncoder()
-        for (i, v) in y.values.enumerated() { ye.encode(v, table: set.entropy.yTables[Int(scales[i])]) }
-        let payload = IntHyperPayload(width: image.width, height: image.height, modelSetID: set.id,
+        let zPlane = plan.zShape.height * plan.zShape.width
+        let zTable = { (i: Int) in set.entropy.zTables[i / zPlane] }
+        let yTable = { (i: Int) in set.entropy.yTables[Int(scales[i])] }
+        let payload = IntHyperPayload(version: version, width: image.width, height: image.height, modelSetID: set.id,
                                       zCount: z.values.count, yCount: y.values.count,
-                                      zStream: ze.finish(), yStream: ye.finish())
+                                      zStream: Self.stream(z.values, version: version, table: zTable),
+                                      yStream: Self.stream(y.values, version: version, table: yTable))
         return Result(payload: payload, y: y, z: z, hyperSynthesisReport: hs.report)
     }
 
@@ -75,6 +77,21 @@ public struct IntHyperEncoder {
             }
         }
         return TensorValue(shape: shape, values: values)
+    }
+
+    /// The values in order, value i with `table(i)`: one rANS stream (version 1) or a lane
+    /// stream with the lane count of docs/entropy-coding.md §8.3 (version 2).
+    static func stream(_ values: [Int32], version: IntHyperPayload.Version, table: (Int) -> FrequencyTable) -> [UInt8] {
+        switch version {
+        case .v1:
+            var e = RansEncoder()
+            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
+            return e.finish()
+        case .v2:
+            var e = RansLaneEncoder(forValueCount: values.count)
+            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
+            return e.finish()
+        }
     }
 
     /// Window `w` of the picture extended to a multiple of 16 (§3) as 3 planes (CHW): the

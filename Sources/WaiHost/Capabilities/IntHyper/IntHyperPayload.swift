@@ -1,16 +1,28 @@
 /// The bare `wai.neural.int_hyper` payload (docs/capabilities/int_hyper.md §4): a fixed
-/// 58-byte header, then the z stream and the y stream (docs/entropy-coding.md §5).
-/// Parsing checks the header's own fields and that the streams fill the payload exactly;
-/// what depends on the model set (id, symbol counts) is checked by the decoder.
+/// 58-byte header, then the z stream and the y stream — one rANS stream each in version 1
+/// (docs/entropy-coding.md §5), lane streams in version 2 (§8 there).
+/// Parsing checks the header's own fields, that the streams fill the payload exactly and,
+/// in version 2, each stream's lane table; what depends on the model set (id, symbol
+/// counts) is checked by the decoder.
 public struct IntHyperPayload: Equatable, Sendable {
     /// Not ASCII, so never "WAI1" (docs/envelope.md) and never text.
     public static let magic: [UInt8] = [0x89, 0x49, 0x48, 0x50]   // \x89 I H P
-    public static let version: UInt8 = 1
+
+    /// How the two streams are coded (docs/capabilities/int_hyper.md §4); the header is the same.
+    public enum Version: UInt8, Sendable, CaseIterable, Codable {
+        /// One rANS stream per latent, decoded serially.
+        case v1 = 1
+        /// Interleaved lanes per latent, decoded on every core.
+        case v2 = 2
+    }
+    /// What the host's encoder writes unless told otherwise.
+    public static let defaultVersion = Version.v2
     public static let headerSize = 58
     public static let maximumDimension = 65535
     /// The smallest rANS stream (the flushed state).
     public static let minimumStreamLength = 4
 
+    public var version: Version
     public var width: Int
     public var height: Int
     public var modelSetID: [UInt8]
@@ -19,8 +31,11 @@ public struct IntHyperPayload: Equatable, Sendable {
     public var zStream: [UInt8]
     public var yStream: [UInt8]
 
-    public init(width: Int, height: Int, modelSetID: [UInt8], zCount: Int, yCount: Int,
+    /// `version` says how the streams were coded: `.v1` for RansEncoder streams, `.v2` for
+    /// RansLaneEncoder ones.
+    public init(version: Version = .v1, width: Int, height: Int, modelSetID: [UInt8], zCount: Int, yCount: Int,
                 zStream: [UInt8], yStream: [UInt8]) {
+        self.version = version
         self.width = width; self.height = height; self.modelSetID = modelSetID
         self.zCount = zCount; self.yCount = yCount; self.zStream = zStream; self.yStream = yStream
     }
@@ -32,7 +47,7 @@ public struct IntHyperPayload: Equatable, Sendable {
     public func serialized() -> [UInt8] {
         var out = Self.magic
         out.reserveCapacity(Self.headerSize + zStream.count + yStream.count)
-        out.append(Self.version)
+        out.append(version.rawValue)
         out.append(0)   // flags
         le16(&out, width); le16(&out, height)
         out += modelSetID
@@ -48,7 +63,7 @@ public struct IntHyperPayload: Equatable, Sendable {
             throw IntHyperPayloadError.badMagic(found: Array(m))
         }
         let v = try r.u8("version")
-        guard v == version else { throw IntHyperPayloadError.unsupportedVersion(v) }
+        guard let version = Version(rawValue: v) else { throw IntHyperPayloadError.unsupportedVersion(v) }
         let flags = try r.u8("flags")
         guard flags == 0 else { throw IntHyperPayloadError.invalidField(field: "flags", offset: 5, problem: "is \(flags), must be 0") }
         let width = try r.u16("width"), height = try r.u16("height")
@@ -73,8 +88,16 @@ public struct IntHyperPayload: Equatable, Sendable {
         }
         let z = Array(bytes[headerSize..<(headerSize + zLength)])
         let y = Array(bytes[(headerSize + zLength)...])
-        return IntHyperPayload(width: width, height: height, modelSetID: id, zCount: zCount, yCount: yCount,
-                               zStream: z, yStream: y)
+        if version == .v2 {
+            // The lane tables are bounded by the stream lengths just checked (§4.1).
+            for (name, stream) in [("z", z), ("y", y)] {
+                do { _ = try RansLanes.laneRanges(stream) } catch let e as RansLaneError {
+                    throw IntHyperPayloadError.lanes(name: name, error: e)
+                }
+            }
+        }
+        return IntHyperPayload(version: version, width: width, height: height, modelSetID: id, zCount: zCount,
+                               yCount: yCount, zStream: z, yStream: y)
     }
 
     private func le16(_ out: inout [UInt8], _ v: Int) {

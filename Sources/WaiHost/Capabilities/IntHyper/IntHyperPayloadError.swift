@@ -13,6 +13,8 @@ public enum IntHyperPayloadError: Error, Equatable, Sendable, CustomStringConver
     /// A symbol count differs from what the dimensions and the model set give.
     case countMismatch(field: String, declared: Int, expected: Int)
     case stream(name: String, error: RansDecodingError)
+    /// A version-2 lane stream is refused (docs/entropy-coding.md §8.5).
+    case lanes(name: String, error: RansLaneError)
     /// A decoded value outside the graph's input contract (docs/capabilities/int_hyper.md §5).
     case valueOutsideContract(stream: String, index: Int, channel: Int, row: Int, column: Int, value: Int32, contract: Interval)
     /// A unit returned a scale index outside the tables (it cannot happen on an exact unit).
@@ -24,7 +26,8 @@ public enum IntHyperPayloadError: Error, Equatable, Sendable, CustomStringConver
         case let .badMagic(found):
             return p + "magic is \(hex(found)), expected 89 49 48 50 — not a wai.neural.int_hyper payload"
         case let .unsupportedVersion(v):
-            return p + "version \(v) is not supported (this host reads version \(IntHyperPayload.version))"
+            return p + "version \(v) (byte 4) is not supported (this host reads versions "
+                + IntHyperPayload.Version.allCases.map { String($0.rawValue) }.joined(separator: " and ") + ")"
         case let .invalidField(field, offset, problem):
             return p + "\(field) (byte \(offset)) \(problem)"
         case let .truncated(field, offset, needed, available):
@@ -39,6 +42,8 @@ public enum IntHyperPayloadError: Error, Equatable, Sendable, CustomStringConver
         case let .countMismatch(field, declared, expected):
             return p + "\(field) is \(declared), but the picture size and the model set give \(expected)"
         case let .stream(name, error):
+            return p + "\(name) stream: \(error)"
+        case let .lanes(name, error):
             return p + "\(name) stream: \(error)"
         case let .valueOutsideContract(stream, index, c, i, j, value, contract):
             return p + "\(stream) value \(index) (channel \(c), row \(i), column \(j)) is \(value), outside the "

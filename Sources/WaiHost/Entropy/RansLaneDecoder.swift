@@ -1,0 +1,190 @@
+/// Decoder of a lane stream (docs/entropy-coding.md §8): the lanes are independent §5
+/// streams, so groups of 8 lanes are decoded on separate threads, and inside a group the 8
+/// lanes' symbol steps are interleaved, which gives the core 8 independent dependency
+/// chains instead of one (Giesen, "Interleaved entropy coders", 2014).
+public enum RansLaneDecoder {
+    /// Lanes decoded together on one thread: one SIMD8 of states.
+    static let groupSize = 8
+    /// Below this many values, threads cost more than they save.
+    static let parallelThreshold = 1 << 14
+
+    /// The `count` values of `stream`, value i decoded with table `selection[i]` of
+    /// `tables`, every lane's final-state check done (§8.5). On a failure the error of the
+    /// lowest-numbered failing lane is thrown, whatever the thread timing.
+    public static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
+                              threads: Int) throws -> [Int32] {
+        precondition(selection.count == count, "one table selection per value")
+        let ranges = try RansLanes.laneRanges(stream)
+        for (i, t) in selection.enumerated() where t < 0 || Int(t) >= tables.count {
+            throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(t), tableCount: tables.count)
+        }
+        let laneCount = ranges.count
+        let groups = stride(from: 0, to: laneCount, by: groupSize).map { $0..<min($0 + groupSize, laneCount) }
+        var failure: RansLaneError?
+        // `count` was bounded by the caller (a payload's dimensions) before this point; Int32
+        // is trivial, and the array is returned only when every lane wrote all its values.
+        let values = [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = count
+            let out = buffer
+            // The hot loop reads through buffer pointers: one bounds check per lane and
+            // byte range (laneRanges) instead of several per symbol.
+            stream.withUnsafeBufferPointer { bytes in
+                tables.cdf.withUnsafeBufferPointer { cdf in
+                    tables.lookup.withUnsafeBufferPointer { lookup in
+                        tables.entries.withUnsafeBufferPointer { entries in
+                            selection.withUnsafeBufferPointer { sel in
+                                let job = LaneJob(laneCount: laneCount, count: count, ranges: ranges, bytes: bytes,
+                                                  cdf: cdf, lookup: lookup, entries: entries, selection: sel, out: out)
+                                let width = count >= parallelThreshold ? threads : 1
+                                let failed = parallelMap(groups, width: width) { job.decode(lanes: $0) }
+                                if let g = failed.firstIndex(of: true) {
+                                    // Slow path, once: lane by lane, for the lowest lane's own error.
+                                    failure = groups[g].lazy.compactMap { job.laneError($0) }.first
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
+        return values
+    }
+}
+
+/// One decode's inputs, shared read-only by the threads; each thread writes only the
+/// output elements of its own lanes (i ≡ lane mod laneCount), so no two threads touch the
+/// same element.
+private struct LaneJob {
+    let laneCount: Int
+    let count: Int
+    let ranges: [Range<Int>]
+    let bytes: UnsafeBufferPointer<UInt8>
+    let cdf: UnsafeBufferPointer<UInt32>
+    let lookup: UnsafeBufferPointer<UInt16>
+    let entries: UnsafeBufferPointer<RansTableSet.Entry>
+    let selection: UnsafeBufferPointer<Int32>
+    let out: UnsafeMutableBufferPointer<Int32>
+
+    /// Decodes lanes (at most 8) interleaved; true when one of them failed.
+    func decode(lanes: Range<Int>) -> Bool {
+        (try? run(lanes)) == nil
+    }
+
+    /// The error of one lane decoded alone, nil when it decodes.
+    func laneError(_ lane: Int) -> RansLaneError? {
+        do {
+            try run(lane..<(lane + 1))
+            return nil
+        } catch {
+            return .lane(lane: lane, start: ranges[lane].lowerBound, error: error)
+        }
+    }
+
+    private func run(_ lanes: Range<Int>) throws(RansDecodingError) {
+        // Per-lane state in a stack buffer: a SIMD8 indexed by a variable compiles to a
+        // spill and reload of the whole vector on every access.
+        var failure: RansDecodingError?
+        withUnsafeTemporaryAllocation(of: LaneState.self, capacity: lanes.count) { lane in
+            do throws(RansDecodingError) {
+                try run(lanes, lane)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private struct LaneState {
+        var x: UInt32
+        var at: Int
+        var end: Int
+    }
+
+    private func run(_ lanes: Range<Int>, _ lane: UnsafeMutableBufferPointer<LaneState>) throws(RansDecodingError) {
+        let lower = RansCore.lowerBound
+        for (j, k) in lanes.enumerated() {
+            let r = ranges[k]
+            var x: UInt32 = 0
+            for b in 0..<RansCore.stateByteCount { x |= UInt32(bytes[r.lowerBound + b]) << UInt32(8 * b) }
+            guard x >= lower, x < lower << 8 else { throw RansDecodingError.invalidInitialState(x) }
+            lane.initializeElement(at: j, to: LaneState(x: x, at: r.lowerBound + RansCore.stateByteCount, end: r.upperBound))
+        }
+        let first = lanes.lowerBound
+        let width = lanes.count
+        let rounds = RansLanes.valueCount(lane: first, laneCount: laneCount, count: count)
+        for t in 0..<rounds {
+            let base = t &* laneCount &+ first
+            for j in 0..<width {
+                let i = base &+ j
+                if i >= count { break }   // later lanes of this round hold no value
+                let e = entries[Int(selection[i])]
+                let p = e.precision
+                var l = lane[j]
+                let slot = l.x & ((1 &<< p) &- 1)
+                let c = e.cdfBase
+                var s = Int(lookup[e.lookupBase &+ Int(slot &>> e.lookupShift)])
+                while cdf[c &+ s &+ 1] <= slot { s &+= 1 }
+                let start = cdf[c &+ s]
+                l.x = (cdf[c &+ s &+ 1] &- start) &* (l.x &>> p) &+ slot &- start
+                if l.at &+ 2 <= l.end {
+                    // At most 2 bytes (x ≥ 2^7 after a step with p ≤ 16, §4), taken without a
+                    // branch: the byte count follows the coded data and would mispredict.
+                    let b0 = UInt32(bytes[l.at]), b1 = UInt32(bytes[l.at &+ 1])
+                    let n0 = l.x < lower
+                    let x1 = n0 ? (l.x &<< 8) | b0 : l.x
+                    let n1 = x1 < lower
+                    l.x = n1 ? (x1 &<< 8) | b1 : x1
+                    l.at &+= (n0 ? 1 : 0) &+ (n1 ? 1 : 0)
+                } else {
+                    while l.x < lower {
+                        guard l.at < l.end else { throw RansDecodingError.truncated(valueIndex: i, offset: l.at) }
+                        l.x = (l.x &<< 8) | UInt32(bytes[l.at])
+                        l.at &+= 1
+                    }
+                }
+                if s == e.escape {
+                    out[i] = try escaped(&l.x, &l.at, end: l.end, entry: e, index: i)
+                } else {
+                    out[i] = e.offset &+ Int32(truncatingIfNeeded: s) &- (s > e.escape ? 1 : 0)
+                }
+                lane[j] = l
+            }
+        }
+        for j in 0..<width {
+            let l = lane[j]
+            guard l.at == l.end else { throw RansDecodingError.trailingBytes(consumed: l.at, length: l.end) }
+            guard l.x == lower else { throw RansDecodingError.finalStateMismatch(state: l.x) }
+        }
+    }
+
+    /// The bypass nibbles after an escape (§3), exactly as RansDecoder reads them.
+    @inline(never)
+    private func escaped(_ x: inout UInt32, _ at: inout Int, end: Int, entry e: RansTableSet.Entry,
+                         index: Int) throws(RansDecodingError) -> Int32 {
+        func nibble() throws(RansDecodingError) -> UInt32 {
+            let g = x & 0xF
+            x &>>= RansCore.nibblePrecision   // freq 1, start g: x = (x >> 4) + g − g
+            while x < RansCore.lowerBound {
+                guard at < end else { throw RansDecodingError.truncated(valueIndex: index, offset: at) }
+                x = (x &<< 8) | UInt32(bytes[at])
+                at &+= 1
+            }
+            return g
+        }
+        let n = Int(try nibble())
+        guard n <= BypassCoding.maximumNibbleCount else {
+            throw RansDecodingError.invalidBypassLength(valueIndex: index, nibbles: n)
+        }
+        var rank: UInt64 = 0
+        for k in 0..<n {
+            let g = try nibble()
+            if k == 0 && g == 0 { throw RansDecodingError.nonMinimalBypass(valueIndex: index) }
+            rank = (rank << 4) | UInt64(g)
+        }
+        guard let v = BypassCoding.value(ofRank: rank, lowestDirect: e.lowestDirect, highestDirect: e.highestDirect) else {
+            throw RansDecodingError.bypassValueOutOfRange(valueIndex: index, rank: rank)
+        }
+        return v
+    }
+}

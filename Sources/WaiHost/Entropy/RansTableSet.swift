@@ -1,0 +1,56 @@
+/// The frequency tables of one stream flattened for the lane decoder's hot loop
+/// (docs/entropy-coding.md §8.4): every cdf in one array and, per table, a bucket lookup
+/// from the top bits of a slot to the symbol holding the bucket's first slot. Built once per
+/// model set; the lookup only speeds up the §4 symbol search, whose result it does not change.
+public struct RansTableSet: Sendable, Equatable {
+    /// Buckets per table: 2^min(precision, lookupBits). 4096 two-byte entries (8 KiB) per
+    /// table keep a model set's 64 Gaussian tables inside a core's L2 cache.
+    static let lookupBits = 12
+
+    /// Per table, where its data lies in the flat arrays and how to read its symbols.
+    struct Entry: Sendable, Equatable {
+        var cdfBase: Int
+        var lookupBase: Int
+        var precision: UInt32
+        var lookupShift: UInt32
+        var escape: Int
+        var offset: Int32
+        var lowestDirect: Int64
+        var highestDirect: Int64
+    }
+
+    public let tables: [FrequencyTable]
+    let entries: [Entry]
+    /// Every table's K+1 cumulative frequencies, back to back.
+    let cdf: [UInt32]
+    /// Every table's buckets: the symbol s with cdf[s] ≤ (bucket << shift) < cdf[s+1].
+    let lookup: [UInt16]
+
+    public var count: Int { tables.count }
+
+    public init(_ tables: [FrequencyTable]) {
+        var entries: [Entry] = []
+        var cdf: [UInt32] = []
+        var lookup: [UInt16] = []
+        entries.reserveCapacity(tables.count)
+        for t in tables {
+            let bits = min(t.precision, Self.lookupBits)
+            let shift = t.precision - bits
+            entries.append(Entry(cdfBase: cdf.count, lookupBase: lookup.count, precision: UInt32(t.precision),
+                                 lookupShift: UInt32(shift), escape: t.escapeSymbol, offset: t.offset,
+                                 lowestDirect: t.lowestDirectValue, highestDirect: t.highestDirectValue))
+            cdf += t.cdf
+            var s = 0
+            for bucket in 0..<(1 << bits) {
+                let slot = UInt32(bucket << shift)
+                while t.cdf[s + 1] <= slot { s += 1 }
+                // K ≤ 65536, so a symbol fits in 16 bits (§1).
+                lookup.append(UInt16(truncatingIfNeeded: s))
+            }
+        }
+        self.tables = tables
+        self.entries = entries
+        self.cdf = cdf
+        self.lookup = lookup
+    }
+}

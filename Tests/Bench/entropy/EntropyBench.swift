@@ -1,0 +1,99 @@
+// Benchmark of y entropy decoding (docs/entropy-coding.md §5 against §8), not a test: built
+// and run by scripts/bench-entropy.sh. The tables are the seeded generator's 64 Gaussian y
+// tables (docs/capabilities/int_hyper.md §7); each value's scale index and value are drawn
+// from a splitmix64 sequence, values from their own table's distribution, so the rate is
+// the tables' own (about 2.5 bits per value). The same values are coded once as one §5
+// stream (payload version 1) and once as a lane stream (version 2), and decoded in the same
+// run: v1 with the loop of IntHyperDecoder's version-1 path, v2 on 1 thread and on all.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct EntropyBench {
+    static func now(_ clock: clockid_t = CLOCK_MONOTONIC) -> Double {
+        var t = timespec()
+        clock_gettime(clock, &t)
+        return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6
+    }
+
+    /// Median wall time and median CPU time of the whole process (all threads) over `runs`:
+    /// on a loaded machine the wall time includes waiting for a core, the CPU time does not.
+    static func median(_ runs: Int, _ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+        var walls: [Double] = [], cpus: [Double] = []
+        for _ in 0..<runs {
+            let t0 = now(), c0 = now(CLOCK_PROCESS_CPUTIME_ID)
+            try body()
+            walls.append(now() - t0)
+            cpus.append(now(CLOCK_PROCESS_CPUTIME_ID) - c0)
+        }
+        return (walls.sorted()[runs / 2], cpus.sorted()[runs / 2])
+    }
+
+    static func main() throws {
+        let args = CommandLine.arguments
+        let count = args.count > 1 ? Int(args[1]) ?? 6_220_800 : 6_220_800   // M=192 at 3840×2160
+        let runs = args.count > 2 ? Int(args[2]) ?? 5 : 5
+        let threads = args.count > 3 ? Int(args[3]) ?? 2 : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let tables = try (0..<64).map {
+            try DiscreteGaussian.table(sigma: pow(2, Double($0) / 6 - 3), contract: -128...127, precision: 16)
+        }
+        var rng = SplitMix64(seed: 15)
+        var selection = [Int32](repeating: 0, count: count)
+        var values = [Int32](repeating: 0, count: count)
+        for i in 0..<count {
+            let r = rng.next()
+            let index = max(0, min(63, 21 + Int(r % 13) - 6))
+            selection[i] = Int32(index)
+            let t = tables[index]
+            let slot = UInt32(truncatingIfNeeded: r >> 32) & 0xFFFF
+            let s = t.symbol(forSlot: slot)
+            values[i] = s == t.escapeSymbol ? Int32(t.highestDirectValue + 1) : t.value(ofDirectSymbol: s)
+        }
+        var v1 = RansEncoder()
+        for i in 0..<count { v1.encode(values[i], table: tables[Int(selection[i])]) }
+        let stream1 = v1.finish()
+        let lanes = RansLanes.defaultLaneCount(forValueCount: count)
+        guard var v2 = RansLaneEncoder(laneCount: lanes) else { fatalError("lane count") }
+        for i in 0..<count { v2.encode(values[i], table: tables[Int(selection[i])]) }
+        let stream2 = v2.finish()
+        let set = RansTableSet(tables)
+        let contract = -128...127
+
+        let t1 = try median(runs) {
+            var d = try RansDecoder(stream1)
+            var out: [Int32] = []
+            out.reserveCapacity(min(count, 1 << 20))
+            for i in 0..<count {
+                let v = try d.decode(table: tables[Int(selection[i])])
+                guard contract.contains(Int(v)) else { fatalError("contract") }
+                out.append(v)
+            }
+            try d.finish()
+            if out.count != count { fatalError("v1 differs") }
+        }
+        func v2run(_ n: Int) throws -> (wall: Double, cpu: Double) {
+            try median(runs) {
+                let out = try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: n)
+                guard out.allSatisfy({ contract.contains(Int($0)) }) else { fatalError("contract") }
+            }
+        }
+        guard try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: threads) == values else {
+            fatalError("v2 differs")
+        }
+        let t2a = try v2run(1)
+        let t2b = try v2run(threads)
+        func rate(_ ms: Double) -> String { String(Int((Double(count) / ms / 1e3).rounded())) + " M/s" }
+        print("values \(count), v1 stream \(stream1.count) bytes, v2 stream \(stream2.count) bytes (\(lanes) lanes, +\(stream2.count - stream1.count) bytes)")
+        print("                               wall ms (rate, ÷ v1)              cpu ms of all threads (rate per cpu-second)")
+        for (name, t) in [("v1 (one §5 stream, 1 thread)", t1), ("v2 (lanes, 1 thread)", t2a), ("v2 (lanes, \(threads) threads)", t2b)] {
+            print(name + String(repeating: " ", count: max(1, 31 - name.count))
+                  + "\(fmt(t.wall)) (\(rate(t.wall)), \(fmt(t1.wall / t.wall))×)    \(fmt(t.cpu)) (\(rate(t.cpu)))")
+        }
+    }
+
+    static func fmt(_ x: Double) -> String {
+        let r = (x * 100).rounded() / 100
+        return String(r)
+    }
+}

@@ -1,0 +1,97 @@
+// libFuzzer harness for the lane-stream decoder (docs/entropy-coding.md §8), built by
+// scripts/fuzz-entropy.sh (target `lanes`) with Sources/WaiHost/Entropy and the parallel
+// helper it runs lanes on.
+//
+// Input layout (all of it fuzzer-chosen):
+//   byte 0     number of tables T (1…4), then per table 4 bytes as in RansFuzz.swift
+//              (precision, symbol count, escape, offset) and frequency bytes;
+//   2 bytes    how many values to decode (≤ 4096); 1 byte: threads (1…4);
+//   the rest   the lane stream. Value i uses table (i·7 + byte 0) mod T.
+// Properties: no crash, no out-of-bounds access, no untyped error; the lane decoder agrees
+// with the version-1 decoder run on each lane on its own (same values when it accepts, a
+// refusal of some lane when it refuses); an accepted stream re-encodes to itself.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func laneFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    var input = LaneFuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    let tableByte = input.byte()
+    let tableCount = 1 + Int(tableByte % 4)
+    var tables: [FrequencyTable] = []
+    for _ in 0..<tableCount {
+        let precision = 1 + Int(input.byte() % 16)
+        let symbolCount = 1 + Int(input.byte()) % min(1 << precision, 64)
+        let escape = Int(input.byte()) % symbolCount
+        let offset = Int32(Int8(bitPattern: input.byte())) * 1000
+        var frequencies = Array(repeating: 1, count: symbolCount)
+        var spare = (1 << precision) - symbolCount
+        for s in 0..<symbolCount where spare > 0 {
+            let share = min(spare, Int(input.byte()) * (1 << precision) / 256)
+            frequencies[s] += share
+            spare -= share
+        }
+        frequencies[symbolCount - 1] += spare
+        guard let table = try? FrequencyTable(precision: precision, frequencies: frequencies,
+                                              escapeSymbol: escape, offset: offset) else {
+            fatalError("harness built an invalid table: \(frequencies)")
+        }
+        tables.append(table)
+    }
+    let count = input.uint16() % 4097
+    let threads = 1 + Int(input.byte() % 4)
+    let stream = input.rest
+    let selection = (0..<count).map { Int32(($0 * 7 + Int(tableByte)) % tableCount) }
+
+    let lanes: [Int32]?
+    do {
+        lanes = try RansLaneDecoder.decode(stream, count: count, tables: RansTableSet(tables), selection: selection,
+                                           threads: threads)
+    } catch let e as RansLaneError {
+        _ = e.description
+        lanes = nil
+    } catch {
+        fatalError("unexpected error type: \(error)")
+    }
+    // The version-1 decoder, lane by lane (§8.1).
+    guard let ranges = try? RansLanes.laneRanges(stream) else {
+        if lanes != nil { fatalError("accepted a stream whose lane table is refused") }
+        return 0
+    }
+    var serial = [Int32](repeating: 0, count: count)
+    var serialOK = true
+    for (k, r) in ranges.enumerated() where serialOK {
+        do {
+            var d = try RansDecoder(Array(stream[r]))
+            for i in stride(from: k, to: count, by: ranges.count) {
+                serial[i] = try d.decode(table: tables[Int(selection[i])])
+            }
+            try d.finish()
+        } catch {
+            serialOK = false
+        }
+    }
+    switch (lanes, serialOK) {
+    case (let values?, true):
+        guard values == serial else { fatalError("lane decoder and version-1 decoder disagree") }
+        guard var e = RansLaneEncoder(laneCount: ranges.count) else { fatalError("lane count") }
+        for (i, v) in values.enumerated() { e.encode(v, table: tables[Int(selection[i])]) }
+        guard e.finish() == stream else { fatalError("accepted lane stream is not canonical") }
+    case (nil, false):
+        break
+    default:
+        fatalError("lane decoder \(lanes == nil ? "refused" : "accepted") what the version-1 decoder \(serialOK ? "accepts" : "refuses")")
+    }
+    return 0
+}
+
+private struct LaneFuzzInput {
+    let bytes: [UInt8]
+    var position = 0
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// Past the end reads as 0, so every input maps to some case.
+    mutating func byte() -> UInt8 {
+        defer { position += 1 }
+        return position < bytes.count ? bytes[position] : 0
+    }
+    mutating func uint16() -> Int { Int(byte()) | Int(byte()) << 8 }
+    var rest: [UInt8] { position < bytes.count ? Array(bytes[position...]) : [] }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Benchmark (not a test) of y entropy decoding: one §5 stream (int_hyper payload version 1)
+# against the lane stream of docs/entropy-coding.md §8 (version 2) on 1 thread and on every
+# core, the same values in the same run. Usage: scripts/bench-entropy.sh [VALUES] [RUNS] [THREADS]
+# (default 6220800 values = M 192 × 135 × 240, a 3840×2160 picture's y; 5 runs, all cores).
+# Built with swiftc -O -wmo (what `swift build -c release` uses) from the entropy sources and
+# Tests/Bench/entropy/EntropyBench.swift. Prints the CPU first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+out=.build/bench-entropy
+mkdir -p "$out"
+w=Sources/WaiHost
+if ! swiftc -O -wmo -parse-as-library -module-name WaiHost $w/Entropy/*.swift $w/Probe/Parallel.swift \
+     $w/Plugins/Lock.swift $w/Probe/SplitMix64.swift $w/Capabilities/IntHyper/DiscreteGaussian.swift \
+     $w/Capabilities/IntHyper/DeterministicMath.swift Tests/Bench/entropy/EntropyBench.swift \
+     -o "$out/entropy-bench" >"$out/build.log" 2>&1; then
+  cat "$out/build.log" >&2
+  exit 1
+fi
+grep -m1 'model name' /proc/cpuinfo
+echo "cores: $(nproc)"
+"$out/entropy-bench" "$@"
