@@ -4,7 +4,7 @@
 /// are BT.601's scaled by 2^16 and rounded, sums are exact in Int, `>>` is an arithmetic
 /// (flooring) shift, and 4:2:0 chroma is the rounded mean of each 2×2 block.
 public enum YCbCrBT601 {
-    // Rows of the RGB → Y'CbCr matrix × 2^16 (0.257 0.504 0.098 / −0.148 −0.291 0.439 / 0.439 −0.368 −0.071);
+    // Rows of BT.601's studio-swing matrix (65.481 128.553 24.966 / −37.797 −74.203 112 / 112 −93.786 −18.214, ÷ 255) × 2^16;
     // the Y row sums to 219/255 · 2^16, the Cb and Cr rows to exactly 0.
     static let yR = 16829, yG = 33039, yB = 6416
     static let cbR = -9714, cbG = -19070, cbB = 28784
