@@ -6,6 +6,13 @@ enum DecodeCommand: Command {
     static let help = """
         usage: waihost decode IN.wai [--model DIR] -o OUT.png|OUT.rgb|- [--compare ORIGINAL.png]
                               [--unit SEL | --backend NAME[:INDEX]] [--report FILE.json] [--json] [--plugin-dir DIR]...
+               waihost decode SEQUENCE.wai -o OUT.y4m|OUT.rgb|- [--frames A..B] [options above]
+
+        A wai.video.int_hyper sequence decodes to Y4M (C420jpeg or C444; `-` streams it to
+        standard output, e.g. into `ffmpeg -f yuv4mpegpipe -i -`) or to RGB8 frames; the report
+        gives the frames, the rate, each frame's SHA-256 and the unit that decoded the
+        sequence (docs/capabilities/video_int_hyper.md). --frames A..B (0-based, both
+        included) decodes only those frames, starting at the intra frame at or before A.
 
         Decodes a WAI1 envelope (its SHA-256 checked) or a bare payload with the model set it
         was made with: z and y are entropy-decoded on the host CPU, h_s and g_s run on the
@@ -34,9 +41,11 @@ enum DecodeCommand: Command {
         var json = false
         var selection: UnitSelection?
         var options = HostOptions()
+        var frames: ClosedRange<Int>?
         var args = ArgumentCursor(arguments)
         while let a = args.next() {
             switch a {
+            case "--frames": frames = try VideoCodecOptions.frames(try args.value(for: a), flag: a)
             case "--model": model = try args.value(for: a)
             case "-o", "--output": out = try args.value(for: a)
             case "--report": reportPath = try args.value(for: a)
@@ -55,6 +64,14 @@ enum DecodeCommand: Command {
         guard let input, let out else { throw UsageError(message: "decode needs IN and -o OUT") }
 
         let bytes = input == "-" ? try LocalFile.readStandardInput(limit: maximumInputSize) : try LocalFile.read(input, limit: maximumInputSize)
+        // A sequence (docs/capabilities/video_int_hyper.md §9).
+        if VideoIntHyperCodec.isVideo(bytes) {
+            guard original == nil else { throw UsageError(message: "--compare is for pictures, not sequences") }
+            return try VideoDecode.run(.init(input: input, bytes: bytes, output: out, model: model, frames: frames,
+                                             reportPath: reportPath, json: json, selection: selection ?? .best,
+                                             configuration: options.configuration()))
+        }
+        if frames != nil { throw UsageError(message: "--frames is for sequences (wai.video.int_hyper); \(input) is not one") }
         let folder: String
         if let model {
             folder = model

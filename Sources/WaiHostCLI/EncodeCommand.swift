@@ -6,6 +6,11 @@ enum EncodeCommand: Command {
     static let help = """
         usage: waihost encode PICTURE.png|PICTURE.rgb [--quality Q | --model DIR] -o OUT.wai [--raw] [--size WxH]
                               [--payload-version 1|2] [--unit SEL | --backend NAME[:INDEX]] [--json] [--plugin-dir DIR]...
+               waihost encode IN.y4m|-|FRAMES.rgb --size WxH --fps N[/D] [--chroma C] [--frames A..B] [options above]
+
+        A Y4M stream (or - for one on standard input, e.g. from `ffmpeg -i IN -f yuv4mpegpipe -`)
+        or .rgb frames with --fps is a sequence: every frame becomes an int_hyper picture in a
+        wai.video.int_hyper payload (docs/capabilities/video_int_hyper.md).
 
         Reads the picture (PNG through libpng: RGB8 only, i.e. color type 2, bit depth 8, no
         transparency; or raw RGB8 rows with --size), runs the model set's analysis side g_a
@@ -22,6 +27,9 @@ enum EncodeCommand: Command {
           --size WxH         picture size of a .rgb input
           --payload-version V  2 (default): lane streams, decoded on every core; 1: one serial
                              stream per latent, for older decoders. The same picture either way.
+          --fps N[/D]        a .rgb input is a sequence of RGB8 frames at this rate (wai.video.int_hyper)
+          --chroma C         rgb (default), yuv420 or yuv444: how a .rgb sequence decodes to Y4M
+          --frames A..B      encode only frames A to B of a sequence (0-based, both included)
         \(CodecOptions.selectionHelp)
           --json             print one JSON object instead
         \(HostOptions.help)
@@ -62,9 +70,16 @@ enum EncodeCommand: Command {
         var selection: UnitSelection?
         var options = HostOptions()
         var version = IntHyperPayload.defaultVersion
+        var fps: Rational?, chroma: VideoChroma?, frames: ClosedRange<Int>?
         var args = ArgumentCursor(arguments)
         while let a = args.next() {
             switch a {
+            case "--fps": fps = try VideoCodecOptions.rate(try args.value(for: a), flag: a)
+            case "--chroma":
+                let v = try args.value(for: a)
+                guard let c = VideoChroma(rawValue: v) else { throw UsageError(message: "--chroma needs rgb, yuv420 or yuv444, got \(v)") }
+                chroma = c
+            case "--frames": frames = try VideoCodecOptions.frames(try args.value(for: a), flag: a)
             case "--model": model = try args.value(for: a)
             case "--quality":
                 quality = try CodecOptions.unsigned(try args.value(for: a), flag: a, range: ShippedModelSets.qualities)
@@ -84,12 +99,19 @@ enum EncodeCommand: Command {
                 selection = a == "--unit" ? try UnitSelection(parsing: v) : try CodecOptions.backendSelection(v)
             default:
                 if try options.parse(a, &args) { continue }
-                guard !a.hasPrefix("-"), input == nil else { throw UsageError(message: "unknown argument \(a)") }
+                guard a == "-" || !a.hasPrefix("-"), input == nil else { throw UsageError(message: "unknown argument \(a)") }
                 input = a
             }
         }
         guard let input, let out else { throw UsageError(message: "encode needs PICTURE and -o OUT") }
         if model != nil, quality != nil { throw UsageError(message: "give one of --quality and --model") }
+        // A sequence (docs/capabilities/video_int_hyper.md §8): Y4M, or .rgb frames with --fps.
+        if VideoCodecOptions.isVideoInput(input) || fps != nil || chroma != nil || frames != nil {
+            let folder = try model ?? ShippedModelSets.folder(quality: quality ?? ShippedModelSets.defaultQuality)
+            return try VideoEncode.run(.init(input: input, output: out, folder: folder, raw: raw, json: json, size: size,
+                                             fps: fps, chroma: chroma, frames: frames, selection: selection ?? .best,
+                                             configuration: options.configuration()))
+        }
         if size != nil, !input.lowercased().hasSuffix(".rgb") { throw UsageError(message: "--size is for .rgb input only") }
 
         let start = monotonicMs()

@@ -11,6 +11,8 @@ public enum CapabilityRegistry {
     public static let entries: [Entry] = [
         Entry(name: IntHyperModelSet.capability, payloadMagic: IntHyperPayload.magic,
               summary: "learned picture codec: hyperprior, integer h_s and g_s, RGB8 output"),
+        Entry(name: VideoIntHyperCodec.capability, payloadMagic: VideoIntHyperPayload.magic,
+              summary: "intra-only video: every frame an int_hyper picture, Y4M (BT.601 4:2:0 or 4:4:4) or RGB8 output"),
     ]
 
     public static var names: [String] { entries.map(\.name) }
