@@ -134,6 +134,11 @@ static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer 
         if (cl.clGetKernelWorkGroupInfo(g->kernels[i], d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, NULL) != CL_SUCCESS || most == 0)
             most = 1;
         size_t local = most < OCLRT_LOCAL ? most : OCLRT_LOCAL;
+        /* The tiled convolutions (docs/gpu-kernels.md) are written for exactly 64 items
+         * sharing one local tile: a device that cannot run 64 is refused, not miscomputed. */
+        if (strncmp(ds[i].kernel, "conv", 4) == 0 && local != OCLRT_LOCAL)
+            return oclrt_fail(err, cap, OCLRT_UNSUPPORTED, "dispatch %u (%s): the kernel needs work-groups of %d items, the device runs at most %zu",
+                              i, ds[i].kernel, OCLRT_LOCAL, most);
         size_t items = ds[i].items ? (size_t)ds[i].items : 1;
         g->local[i] = local;
         g->global[i] = (items + local - 1) / local * local;
