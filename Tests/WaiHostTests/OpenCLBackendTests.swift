@@ -195,6 +195,12 @@ final class OpenCLBackendTests: XCTestCase {
         for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
     }
 
+    /// The tiled kernels' partial tiles, channel blocks, chunks, phases and borders.
+    func testTiledConvolutionEdgesBothWidths() throws {
+        let targets = try targets()
+        for c in try BackendCases.tiledConvolutionEdges() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+    }
+
     func testElementwiseOpsBothWidths() throws {
         let targets = try targets()
         for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
@@ -264,6 +270,47 @@ final class OpenCLBackendTests: XCTestCase {
             XCTAssertEqual(row.state, "accepted", "\(row.backend) \(row.device): \(row.reason)")
             XCTAssertTrue(row.driver.contains("; device OpenCL "), row.driver)
         }
+    }
+
+    /// Issue 10 part 6: a unit that passed the probe and then fails at run time — here the
+    /// driver refuses a kernel enqueue (the README's test hook WAI_OPENCL_TEST_HOOK=fail-enqueue
+    /// hands it a work-group size that does not divide the global size) — is marked failed and
+    /// the decode runs on the next accepted choice with the golden bytes; the report says
+    /// dispatch_unit_failed and why. A value that is not a hook refuses to open.
+    func testAUnitFailingAtRunTimeFallsBackToTheNextAcceptedUnit() throws {
+        let golden = try IntHyperTestSupport.golden()
+        let vector = try XCTUnwrap(golden.vectors.first)
+        let plugins = try IntHyperTestSupport.temporaryDirectory("opencl-fail-plugins")
+        try FileManager.default.copyItem(atPath: try Self.pluginPath(), toPath: plugins + "/libWaiOpenCLBackend.so")
+        let cache = try IntHyperTestSupport.temporaryDirectory("opencl-fail-cache")
+        // The probe runs without the hook: the units are accepted, and the verdicts cached.
+        let probe = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins], cache: cache)
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let accepted = try OpenCLCLI.units(probe.stdout).filter { $0.backend.hasPrefix("opencl") && $0.state == "accepted" }
+        XCTAssertFalse(accepted.isEmpty, probe.stdout)
+
+        let out = try IntHyperTestSupport.temporaryDirectory("opencl-fail-decode") + "/out.rgb"
+        let run = try OpenCLCLI.waihost(["decode", IntHyperTestSupport.samples + "/" + vector.payload, "--model",
+                                         IntHyperTestSupport.sampleModel, "-o", out, "--backend", "opencl", "--json",
+                                         "--plugin-dir", plugins], env: ["WAI_OPENCL_TEST_HOOK": "fail-enqueue"], cache: cache)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout.utf8))
+        // h_s runs first: its run meets the failure and falls back; g_s then finds opencl:0 failed.
+        let first = try XCTUnwrap(report.runs.first, "\(report)")
+        XCTAssertEqual(first.graph, "h_s")
+        XCTAssertEqual(first.dispatch, "dispatch_unit_failed", "\(report.runs)")
+        XCTAssertFalse(report.runs.contains { $0.backend == "opencl" }, "every opencl unit fails under the hook: \(report.runs)")
+        XCTAssertTrue(report.reason.contains("opencl:0 failed at run time"), report.reason)
+        XCTAssertTrue(report.reason.contains("clEnqueueNDRangeKernel(dispatch 0) failed: CL_INVALID_WORK_GROUP_SIZE"), report.reason)
+        XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, "the fallback's bytes are the golden ones")
+
+        let stray = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins],
+                                          env: ["WAI_OPENCL_TEST_HOOK": "1"], cache: cache)
+        XCTAssertEqual(stray.status, 0, stray.stderr)
+        let rows = try OpenCLCLI.units(stray.stdout)
+        XCTAssertFalse(rows.contains { $0.state == "accepted" && $0.backend.hasPrefix("opencl") }, stray.stdout)
+        let row = try XCTUnwrap(rows.first { $0.reason.contains("WAI_OPENCL_TEST_HOOK=1 is not a test hook") }, stray.stdout)
+        XCTAssertEqual(row.state, "failed")
     }
 
     /// Every golden vector decoded with `--backend opencl` gives the golden SHA-256.

@@ -142,6 +142,12 @@ final class VulkanBackendTests: XCTestCase {
         for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
     }
 
+    /// The tiled kernels' partial tiles, channel blocks, chunks, phases and borders.
+    func testTiledConvolutionEdgesBothWidths() throws {
+        let targets = try targets()
+        for c in try BackendCases.tiledConvolutionEdges() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+    }
+
     func testElementwiseOpsBothWidths() throws {
         let targets = try targets()
         for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: targets) }

@@ -203,7 +203,11 @@ int oclrt_graph_run(oclrt_graph *g, const int32_t *const *inputs, int32_t *const
         if (r != CL_SUCCESS) { snprintf(what, sizeof what, "clEnqueueWriteBuffer(input %u)", k); cl.clFinish(g->queue); return device_error(d, err, cap, r, what); }
     }
     for (uint32_t i = 0; i < g->n_kernels; i++) {
-        r = cl.clEnqueueNDRangeKernel(g->queue, g->kernels[i], 1, NULL, &g->global[i], &g->local[i], 0, NULL, NULL);
+        /* WAI_OPENCL_TEST_HOOK=fail-enqueue: a work-group size that does not divide the global
+         * size, so the driver itself refuses the enqueue (CL_INVALID_WORK_GROUP_SIZE). */
+        size_t wrong = g->global[i] + 1;
+        const size_t *local = d->test_fail_enqueue && i == 0 ? &wrong : &g->local[i];
+        r = cl.clEnqueueNDRangeKernel(g->queue, g->kernels[i], 1, NULL, &g->global[i], local, 0, NULL, NULL);
         if (r != CL_SUCCESS) { snprintf(what, sizeof what, "clEnqueueNDRangeKernel(dispatch %u)", i); cl.clFinish(g->queue); return device_error(d, err, cap, r, what); }
     }
     cl_event last = NULL;
