@@ -19,19 +19,23 @@ package struct ConvTiling {
     package init(_ c: ConvSpec, cin: Int, cout: Int, outH: Int, outW: Int) {
         let s = c.stride
         groups = (cout + Self.channels - 1) / Self.channels
-        let window: Int
+        let rows: Int, columns: Int
         if c.transposed {
             phases = s * s
             tilesR = ((outH + s - 1) / s + Self.tileRows - 1) / Self.tileRows
             tilesC = ((outW + s - 1) / s + Self.tileColumns - 1) / Self.tileColumns
             // The phase with the most taps has ⌈k / s⌉ of them.
-            window = (Self.tileRows - 1 + (c.kernelH + s - 1) / s) * (Self.tileColumns - 1 + (c.kernelW + s - 1) / s)
+            rows = Self.tileRows - 1 + (c.kernelH + s - 1) / s
+            columns = Self.tileColumns - 1 + (c.kernelW + s - 1) / s
         } else {
             phases = 1
             tilesR = (outH + Self.tileRows - 1) / Self.tileRows
             tilesC = (outW + Self.tileColumns - 1) / Self.tileColumns
-            window = ((Self.tileRows - 1) * s + c.kernelH) * ((Self.tileColumns - 1) * s + c.kernelW)
+            rows = (Self.tileRows - 1) * s + c.kernelH
+            columns = (Self.tileColumns - 1) * s + c.kernelW
         }
+        // §3: window rows are stored as whole groups of 4 values plus one spare group.
+        let window = rows * ((columns + 3) / 4 + 1) * 4
         let fits = Self.capacity / window
         direct = fits == 0
         chunk = direct ? cin : min(cin, fits)

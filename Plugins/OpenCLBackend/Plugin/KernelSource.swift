@@ -46,8 +46,10 @@ inline int requantize1(int a, int m, int s, int lo, int hi) { return min(max(rnd
 // adjacent columns x 8 channels (int8 accumulators a0..a3). A transposed convolution is split
 // into its stride^2 phases: all outputs of a phase use the same taps, tile coordinates are
 // phase coordinates, every operand of / and % is non-negative. Input channels go through in
-// chunks of p.se channels whose input window is staged in local memory, zero outside the
-// input (D = 1: read from x instead, for windows too large to stage). int32 accumulation: the
+// chunks of p.se channels whose input window is staged in local memory (rows padded to whole
+// int4s plus one spare), zero outside the input (D = 1: read from x instead, for windows too
+// large to stage); where an item's 4 columns and all their column taps lie in 8 consecutive
+// window columns it loads them once per row with one vload8. int32 accumulation: the
 // certificate bounds every partial sum in any order (S5); a zero tap adds 0. Weights (b2):
 // [group][kh][kw][cin][8]; bias (b3) padded to whole groups; the fused requantize (p.sb = 1)
 // applies m (b4), s (b5), [lo, hi] = [p.sc, p.sd] to the accumulators before the store.
@@ -83,34 +85,56 @@ void NAME##_x##XN##_y##YN(ARGS(XT, int, YT)) {                                  
         r0 = (int)tr * 4 * s - pad; c0 = (int)tc * 64 * s - pad;                \
         wh = 3 * s + kh; ww = 63 * s + kw; rs = s; us = 1;                      \
     }                                                                           \
-    int area = wh * ww;                                                         \
+    int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;                               \
+    int fast = !D && rs == 1 && nv <= 5;                                        \
     int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
     for (int cc = 0; cc < cin; cc += chunk) {                                   \
         int n = min(chunk, cin - cc);                                           \
         if (!D) {                                                               \
             barrier(CLK_LOCAL_MEM_FENCE);                                       \
-            for (int e = lid; e < n * area; e += 64) {                          \
-                int ch = e / area, rem = e - ch * area, rr = rem / ww, col = rem - rr * ww; \
-                int gr = r0 + rr, gc = c0 + col;                                \
-                tile[e] = (gr >= 0 && gr < h && gc >= 0 && gc < w) ? (int)x[((uint)(cc + ch) * (uint)h + (uint)gr) * (uint)w + (uint)gc] : 0; \
+            for (int e = lid; e < n * area4; e += 64) {                         \
+                int ch = e / area4, rem = e - ch * area4, rr = rem / ww4;       \
+                int gr = r0 + rr, gc = c0 + (rem - rr * ww4) * 4;               \
+                int4 v = (int4)(0);                                             \
+                if (gr >= 0 && gr < h) {                                        \
+                    __global const XT *xr = x + ((uint)(cc + ch) * (uint)h + (uint)gr) * (uint)w; \
+                    if (gc >= 0 && gc < w) v.s0 = (int)xr[gc];                  \
+                    if (gc + 1 >= 0 && gc + 1 < w) v.s1 = (int)xr[gc + 1];      \
+                    if (gc + 2 >= 0 && gc + 2 < w) v.s2 = (int)xr[gc + 2];      \
+                    if (gc + 3 >= 0 && gc + 3 < w) v.s3 = (int)xr[gc + 3];      \
+                }                                                               \
+                vstore4(v, e, tile);                                            \
             }                                                                   \
             barrier(CLK_LOCAL_MEM_FENCE);                                       \
         }                                                                       \
         for (int ch = 0; ch < n; ch++) {                                        \
             for (int a = 0; a < nu; a++) {                                      \
                 int wr = T ? lr + (nu - 1 - a) : lr * rs + a, u = u0 + us * a;  \
+                __global const int *wt = b2 + ((((uint)g * (uint)kh + (uint)u) * (uint)kw + (uint)v0) * (uint)cin + (uint)(cc + ch)) * 8u; \
+                uint wstep = (uint)(us * cin) * 8u;                             \
+                if (fast) {                                                     \
+                    int at = ((ch * wh + wr) * ww4 + cb) * 4;                   \
+                    int8 xs = vload8(0, tile + at);                             \
+                    int xv[8]; vstore8(xs, 0, xv);                              \
+                    for (int b = 0; b < nv; b++) {                              \
+                        int o = T ? nv - 1 - b : b;                             \
+                        int8 w8 = vload8(0, wt + (uint)b * wstep);              \
+                        a0 += w8 * xv[o]; a1 += w8 * xv[o + 1]; a2 += w8 * xv[o + 2]; a3 += w8 * xv[o + 3]; \
+                    }                                                           \
+                    continue;                                                   \
+                }                                                               \
                 for (int b = 0; b < nv; b++) {                                  \
-                    int wc = T ? cb * 4 + (nv - 1 - b) : cb * 4 * rs + b, v = v0 + us * b; \
-                    int8 w8 = vload8((((uint)g * (uint)kh + (uint)u) * (uint)kw + (uint)v) * (uint)cin + (uint)(cc + ch), b2); \
+                    int wc = T ? cb * 4 + (nv - 1 - b) : cb * 4 * rs + b;       \
+                    int8 w8 = vload8(0, wt + (uint)b * wstep);                  \
                     int x0, x1, x2, x3;                                         \
                     if (!D) {                                                   \
-                        int base = (ch * wh + wr) * ww + wc;                    \
+                        int base = (ch * wh + wr) * ww4 * 4 + wc;               \
                         x0 = tile[base]; x1 = tile[base + rs]; x2 = tile[base + 2 * rs]; x3 = tile[base + 3 * rs]; \
                     } else {                                                    \
                         int gr = r0 + wr, gc = c0 + wc;                         \
                         __global const XT *xr = x + ((uint)(cc + ch) * (uint)h + (uint)clamp(gr, 0, h - 1)) * (uint)w; \
-                        int inside = gr >= 0 && gr < h;                             \
-                        x0 = inside && gc >= 0 && gc < w ? (int)xr[gc] : 0;         \
+                        int inside = gr >= 0 && gr < h;                         \
+                        x0 = inside && gc >= 0 && gc < w ? (int)xr[gc] : 0;     \
                         x1 = inside && gc + rs >= 0 && gc + rs < w ? (int)xr[gc + rs] : 0; \
                         x2 = inside && gc + 2 * rs >= 0 && gc + 2 * rs < w ? (int)xr[gc + 2 * rs] : 0; \
                         x3 = inside && gc + 3 * rs >= 0 && gc + 3 * rs < w ? (int)xr[gc + 3 * rs] : 0; \

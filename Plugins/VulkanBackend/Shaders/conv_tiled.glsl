@@ -17,7 +17,10 @@ layout(std430, set = 0, binding = 3) readonly buffer PBuffer { int prm[]; };
 
 #define TILE_CAPACITY 4096
 #if DIRECT == 0
-shared int tile[TILE_CAPACITY];
+// Rows of the window padded to whole ivec4s, so an invocation's 4 columns (and the taps
+// beside them) come in two vector loads.
+shared ivec4 tile[TILE_CAPACITY / 4];
+int tileAt(int k) { return tile[k >> 2][k & 3]; }
 #endif
 
 void main() {
@@ -56,20 +59,28 @@ void main() {
     int r0 = int(tr) * 4 * s - pad, c0 = int(tc) * 64 * s - pad;
     int wh = 3 * s + kh, ww = 63 * s + kw, rs = s, cs = s, us = 1;
 #endif
-    int area = wh * ww;
+    // One spare ivec4 per row: the fast path's second load never leaves the row.
+    int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;
     ivec4 lo0 = ivec4(prm[g * 8], prm[g * 8 + 1], prm[g * 8 + 2], prm[g * 8 + 3]);
     ivec4 hi0 = ivec4(prm[g * 8 + 4], prm[g * 8 + 5], prm[g * 8 + 6], prm[g * 8 + 7]);
     ivec4 lo1 = lo0, lo2 = lo0, lo3 = lo0, hi1 = hi0, hi2 = hi0, hi3 = hi0;
+    // §3 fast path: the 4 columns and every tap's shift of them lie in 8 consecutive window
+    // columns (column step 1, at most 5 column taps): two ivec4 loads per row and channel.
+    bool rowInRegisters = DIRECT == 0 && cs == 1 && nv <= 5;
 
     for (int cc = 0; cc < cin; cc += chunk) {
         int n = min(chunk, cin - cc);
 #if DIRECT == 0
         barrier();                           // the previous chunk's reads are done
-        for (int e = int(lid); e < n * area; e += 64) {
-            int ch = e / area, rem = e - ch * area;
-            int rr = rem / ww, col = rem - rr * ww;
-            int gr = r0 + rr, gc = c0 + col;
-            tile[e] = (gr >= 0 && gr < h && gc >= 0 && gc < w) ? loadX(uint(((cc + ch) * h + gr) * w + gc)) : 0;
+        for (int e = int(lid); e < n * area4; e += 64) {
+            int ch = e / area4, rem = e - ch * area4;
+            int rr = rem / ww4, gc = c0 + (rem - rr * ww4) * 4, gr = r0 + rr;
+            ivec4 v = ivec4(0);
+            if (gr >= 0 && gr < h) {
+                uint at = uint(((cc + ch) * h + gr) * w);
+                for (int k = 0; k < 4; k++) if (gc + k >= 0 && gc + k < w) v[k] = loadX(at + uint(gc + k));
+            }
+            tile[e] = v;
         }
         barrier();
 #endif
@@ -81,18 +92,40 @@ void main() {
                 int wr = lr * rs + a;
 #endif
                 int u = u0 + us * a;
+                uint k0 = uint((((g * kh + u) * kw + v0) * cin + cc + ch) * 2), kstep = uint(us * cin * 2);
+#if DIRECT == 0
+                if (rowInRegisters) {
+                    int at = (ch * wh + wr) * ww4 + cb;
+                    ivec4 xa = tile[at], xb = tile[at + 1];
+                    for (int b = 0; b < nv; b++) {
+#if TRANSPOSED
+                        int o = nv - 1 - b;
+#else
+                        int o = b;
+#endif
+                        ivec4 xv = o == 0 ? xa : o == 1 ? ivec4(xa.yzw, xb.x) : o == 2 ? ivec4(xa.zw, xb.xy)
+                                 : o == 3 ? ivec4(xa.w, xb.xyz) : xb;
+                        uint k = k0 + uint(b) * kstep;
+                        ivec4 wl = w4[k], wu = w4[k + 1u];
+                        lo0 += wl * xv.x; hi0 += wu * xv.x;
+                        lo1 += wl * xv.y; hi1 += wu * xv.y;
+                        lo2 += wl * xv.z; hi2 += wu * xv.z;
+                        lo3 += wl * xv.w; hi3 += wu * xv.w;
+                    }
+                    continue;
+                }
+#endif
                 for (int b = 0; b < nv; b++) {
 #if TRANSPOSED
                     int wc = cb * 4 + (nv - 1 - b);
 #else
                     int wc = cb * 4 * cs + b;
 #endif
-                    int v = v0 + us * b;
-                    uint k = uint((((g * kh + u) * kw + v) * cin + cc + ch) * 2);
+                    uint k = k0 + uint(b) * kstep;
                     ivec4 wl = w4[k], wu = w4[k + 1u];
 #if DIRECT == 0
-                    int base = (ch * wh + wr) * ww + wc;
-                    int x0 = tile[base], x1 = tile[base + cs], x2 = tile[base + 2 * cs], x3 = tile[base + 3 * cs];
+                    int base = (ch * wh + wr) * ww4 * 4 + wc;
+                    int x0 = tileAt(base), x1 = tileAt(base + cs), x2 = tileAt(base + 2 * cs), x3 = tileAt(base + 3 * cs);
 #else
                     int gr = r0 + wr, gc = c0 + wc, xr = ((cc + ch) * h + gr) * w;
                     bool rowIn = gr >= 0 && gr < h;
