@@ -1,3 +1,4 @@
+import XCTest
 @testable import WaiHost
 
 /// The seeded cases every backend is checked against the reference on. One generator for
@@ -141,5 +142,57 @@ enum BackendCases {
 
     private static func labelled(_ k: Int, _ c: GraphCases.Case) -> Labelled {
         Labelled(label: "case \(k) \(c.name)", graph: c.graph, inputs: c.inputs)
+    }
+
+    /// isqrt at the top of int32 (n up to 2^31 − 1, where a float estimate is off and
+    /// (r + 1)² is near 2^32) and at perfect squares ± 1: gamma 0, so n = beta exactly and
+    /// y = rnd(x·isqrt(beta), 0) = ±isqrt(beta).
+    static func squareRootEdges() throws -> Labelled {
+        let roots: [Int64] = [0, 1, 2, 3, 4095, 4096, 46339, 46340]
+        var beta: [Int32] = []
+        for r in roots { beta += [Int32(r * r), Int32(max(0, r * r - 1)), Int32(min(Int64(Int32.max), r * r + 1))] }
+        beta += [Int32.max, Int32.max - 1, 2_147_395_599, 2_147_395_600, 2_147_395_601]
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(beta.count, 1, 2), storage: .narrow, interval: Interval(lo: -1, hi: 1))
+        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: [Int32](repeating: 0, count: beta.count * beta.count),
+                                                     squareShift: 0, outShift: 0))
+        let values = (0..<beta.count).flatMap { _ in [Int32(1), Int32(-1)] }
+        return Labelled(label: "isqrt edges", graph: try b.build(outputs: [y]),
+                        inputs: [TensorValue(shape: Shape(beta.count, 1, 2), values: values)])
+    }
+
+    /// A unit to check: its label (device and storage mode), the loaded plugin, the unit index.
+    typealias Target = (String, BackendPlugin, Int)
+
+    /// Every target gives the reference's integers for the graph, on two runs of one prepared
+    /// graph (buffers and recorded work are reused across runs). One definition for every
+    /// plugin backend's tests.
+    static func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue], on targets: [Target],
+                            file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
+        for (label, plugin, unit) in targets {
+            let prepared: PreparedGraph
+            do { prepared = try plugin.prepare(unit: unit, graph: graph) } catch {
+                XCTFail("\(name) [\(label)]: prepare failed: \(error)", file: file, line: line)
+                continue
+            }
+            for run in 0..<2 {
+                let got = try prepared.run(inputs)
+                XCTAssertEqual(got.count, expected.count, file: file, line: line)
+                for (k, (e, g)) in zip(expected, got).enumerated() {
+                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(label)] output \(k)", file: file, line: line)
+                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(label)] output \(k)", file: file, line: line)
+                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
+                        XCTFail("\(name) [\(label)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
+                                file: file, line: line)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every case on every target.
+    static func assertExact(_ cases: [Labelled], on targets: [Target], file: StaticString = #filePath, line: UInt = #line) throws {
+        for c in cases { try assertExact(c.label, c.graph, c.inputs, on: targets, file: file, line: line) }
     }
 }
