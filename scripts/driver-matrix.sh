@@ -2,7 +2,8 @@
 # The driver matrix: every Vulkan and OpenCL driver reachable on this machine (and the CPU
 # backend as the baseline) probed in one run, each accepted unit benchmarked, one table.
 #
-# usage: scripts/driver-matrix.sh [--install-intel] [--runs K] [--size WxH] [--no-bench] [--no-build] [--json FILE]
+# usage: scripts/driver-matrix.sh [--install-intel] [--runs K] [--size WxH] [--no-bench] [--no-build]
+#                                 [--plugins DIR] [--json FILE]
 #
 #   --install-intel  install Intel's OpenCL CPU runtime from PyPI (intel-opencl-rt,
 #                    intel-cmplr-lib-rt) into a private venv under $WAI_DRIVERS_DIR
@@ -12,6 +13,9 @@
 #   --size WxH       benchmark picture (default 768x512; N = 128, M = 192 always)
 #   --no-bench       probe only
 #   --no-build       use the release build that is there
+#   --plugins DIR    probe and benchmark the backend plugins (libWai*Backend.so) in DIR
+#                    instead of the build's, e.g. an older build's to compare kernels
+#                    (implies --no-build for the plugins; waihost is still the build's)
 #   --json FILE      also write the table as JSON
 #
 # OpenCL drivers are registered for this run only, through an ICD folder named by
@@ -27,7 +31,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-install_intel=0 runs=1 size=768x512 bench=1 build=1 json_out=""
+install_intel=0 runs=1 size=768x512 bench=1 build=1 json_out="" plugins=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --install-intel) install_intel=1 ;;
@@ -36,7 +40,8 @@ while [ $# -gt 0 ]; do
     --no-bench) bench=0 ;;
     --no-build) build=0 ;;
     --json) json_out="$2"; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --plugins) plugins="$2"; shift ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "driver-matrix: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -79,7 +84,8 @@ echo "driver-matrix: OpenCL ICDs: $(cd "$work/vendors" && echo *.icd)${intel_lib
 if [ "$build" -eq 1 ]; then swift build -c release >&2; fi
 bin="$(swift build -c release --show-bin-path)"
 [ -x "$bin/waihost" ] || { echo "driver-matrix: $bin/waihost missing (run without --no-build)" >&2; exit 1; }
-for so in "$bin"/libWai*Backend.so; do cp "$so" "$work/plugins/"; done
+for so in "${plugins:-$bin}"/libWai*Backend.so; do cp "$so" "$work/plugins/"; done
+[ -n "$(ls "$work/plugins")" ] || { echo "driver-matrix: no libWai*Backend.so in ${plugins:-$bin}" >&2; exit 1; }
 
 echo "driver-matrix: probing every unit (fresh) …" >&2
 "$bin/waihost" probe --json --fresh --plugin-dir "$work/plugins" > "$work/probe.json"

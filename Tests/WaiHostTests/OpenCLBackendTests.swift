@@ -57,8 +57,8 @@ final class OpenCLBackendTests: XCTestCase {
     }
 
     /// Every unit, with short storage and with the int fallback.
-    private func targets() throws -> [(String, BackendPlugin, Int)] {
-        var result: [(String, BackendPlugin, Int)] = []
+    private func targets() throws -> [BackendCases.Target] {
+        var result: [BackendCases.Target] = []
         for narrow in [true, false] {
             let plugin = try load(narrow: narrow)
             for unit in try plugin.units() {
@@ -67,31 +67,6 @@ final class OpenCLBackendTests: XCTestCase {
             }
         }
         return result
-    }
-
-    private func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
-                             on targets: [(String, BackendPlugin, Int)], file: StaticString = #filePath, line: UInt = #line) throws {
-        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
-        for (label, plugin, unit) in targets {
-            let prepared: PreparedGraph
-            do { prepared = try plugin.prepare(unit: unit, graph: graph) } catch {
-                XCTFail("\(name) [\(label)]: prepare failed: \(error)", file: file, line: line)
-                continue
-            }
-            // Twice: buffers and kernel arguments are reused across runs.
-            for run in 0..<2 {
-                let got = try prepared.run(inputs)
-                XCTAssertEqual(got.count, expected.count, file: file, line: line)
-                for (k, (e, g)) in zip(expected, got).enumerated() {
-                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(label)] output \(k)", file: file, line: line)
-                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(label)] output \(k)", file: file, line: line)
-                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
-                        XCTFail("\(name) [\(label)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
-                                file: file, line: line)
-                    }
-                }
-            }
-        }
     }
 
     // MARK: - units
@@ -191,48 +166,35 @@ final class OpenCLBackendTests: XCTestCase {
     // MARK: - every op against the reference
 
     func testConvolutionsBothWidths() throws {
-        let targets = try targets()
-        for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.convolutions(), on: targets())
+    }
+
+    /// The tiled kernels' partial tiles, channel blocks, chunks, phases and borders.
+    func testTiledConvolutionEdgesBothWidths() throws {
+        try BackendCases.assertExact(BackendCases.tiledConvolutionEdges(), on: targets())
     }
 
     func testElementwiseOpsBothWidths() throws {
-        let targets = try targets()
-        for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.elementwise(), on: targets())
     }
 
     func testInverseGDNBothWidths() throws {
-        let targets = try targets()
-        for c in try BackendCases.inverseGDN() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.inverseGDN(), on: targets())
     }
 
     /// isqrt at the top of int32 and at perfect squares ± 1 (the kernel's root is integer-only).
     func testInverseGDNSquareRootEdges() throws {
-        let targets = try targets()
-        let roots: [Int64] = [0, 1, 2, 3, 4095, 4096, 46339, 46340]
-        var beta: [Int32] = []
-        for r in roots { beta += [Int32(r * r), Int32(max(0, r * r - 1)), Int32(min(Int64(Int32.max), r * r + 1))] }
-        beta += [Int32.max, Int32.max - 1, 2_147_395_599, 2_147_395_600, 2_147_395_601]
-        var b = GraphBuilder()
-        let x = b.input("x", Shape(beta.count, 1, 2), storage: .narrow, interval: Interval(lo: -1, hi: 1))
-        // gamma 0: n = beta exactly; y = rnd(x·isqrt(beta), 0) = ±isqrt(beta).
-        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: [Int32](repeating: 0, count: beta.count * beta.count),
-                                                     squareShift: 0, outShift: 0))
-        let graph = try b.build(outputs: [y])
-        let values = (0..<beta.count).flatMap { _ in [Int32(1), Int32(-1)] }
-        try assertExact("isqrt edges", graph, [TensorValue(shape: Shape(beta.count, 1, 2), values: values)], on: targets)
+        try BackendCases.assertExact([BackendCases.squareRootEdges()], on: targets())
     }
 
     /// Shifts of negative values at every count and ties in both directions (§3).
     func testShiftAndRoundingEdges() throws {
-        let targets = try targets()
-        for c in try BackendCases.requantizeShifts() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.requantizeShifts(), on: targets())
     }
 
     /// The int_hyper synthesis shape, small: transposed convs, requantize, inverse GDN.
     func testSynthesisShapedGraph() throws {
-        let targets = try targets()
-        let c = try BackendCases.synthesis()
-        try assertExact(c.label, c.graph, c.inputs, on: targets)
+        try BackendCases.assertExact([BackendCases.synthesis()], on: targets())
     }
 
     /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (each has its
@@ -264,6 +226,47 @@ final class OpenCLBackendTests: XCTestCase {
             XCTAssertEqual(row.state, "accepted", "\(row.backend) \(row.device): \(row.reason)")
             XCTAssertTrue(row.driver.contains("; device OpenCL "), row.driver)
         }
+    }
+
+    /// Issue 10 part 6: a unit that passed the probe and then fails at run time — here the
+    /// driver refuses a kernel enqueue (the README's test hook WAI_OPENCL_TEST_HOOK=fail-enqueue
+    /// hands it a work-group size that does not divide the global size) — is marked failed and
+    /// the decode runs on the next accepted choice with the golden bytes; the report says
+    /// dispatch_unit_failed and why. A value that is not a hook refuses to open.
+    func testAUnitFailingAtRunTimeFallsBackToTheNextAcceptedUnit() throws {
+        let golden = try IntHyperTestSupport.golden()
+        let vector = try XCTUnwrap(golden.vectors.first)
+        let plugins = try IntHyperTestSupport.temporaryDirectory("opencl-fail-plugins")
+        try FileManager.default.copyItem(atPath: try Self.pluginPath(), toPath: plugins + "/libWaiOpenCLBackend.so")
+        let cache = try IntHyperTestSupport.temporaryDirectory("opencl-fail-cache")
+        // The probe runs without the hook: the units are accepted, and the verdicts cached.
+        let probe = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins], cache: cache)
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let accepted = try OpenCLCLI.units(probe.stdout).filter { $0.backend.hasPrefix("opencl") && $0.state == "accepted" }
+        XCTAssertFalse(accepted.isEmpty, probe.stdout)
+
+        let out = try IntHyperTestSupport.temporaryDirectory("opencl-fail-decode") + "/out.rgb"
+        let run = try OpenCLCLI.waihost(["decode", IntHyperTestSupport.samples + "/" + vector.payload, "--model",
+                                         IntHyperTestSupport.sampleModel, "-o", out, "--backend", "opencl", "--json",
+                                         "--plugin-dir", plugins], env: ["WAI_OPENCL_TEST_HOOK": "fail-enqueue"], cache: cache)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout.utf8))
+        // h_s runs first: its run meets the failure and falls back; g_s then finds opencl:0 failed.
+        let first = try XCTUnwrap(report.runs.first, "\(report)")
+        XCTAssertEqual(first.graph, "h_s")
+        XCTAssertEqual(first.dispatch, "dispatch_unit_failed", "\(report.runs)")
+        XCTAssertFalse(report.runs.contains { $0.backend == "opencl" }, "every opencl unit fails under the hook: \(report.runs)")
+        XCTAssertTrue(report.reason.contains("opencl:0 failed at run time"), report.reason)
+        XCTAssertTrue(report.reason.contains("clEnqueueNDRangeKernel(dispatch 0) failed: CL_INVALID_WORK_GROUP_SIZE"), report.reason)
+        XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, "the fallback's bytes are the golden ones")
+
+        let stray = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins],
+                                          env: ["WAI_OPENCL_TEST_HOOK": "1"], cache: cache)
+        XCTAssertEqual(stray.status, 0, stray.stderr)
+        let rows = try OpenCLCLI.units(stray.stdout)
+        XCTAssertFalse(rows.contains { $0.state == "accepted" && $0.backend.hasPrefix("opencl") }, stray.stdout)
+        let row = try XCTUnwrap(rows.first { $0.reason.contains("WAI_OPENCL_TEST_HOOK=1 is not a test hook") }, stray.stdout)
+        XCTAssertEqual(row.state, "failed")
     }
 
     /// Every golden vector decoded with `--backend opencl` gives the golden SHA-256.

@@ -45,8 +45,8 @@ final class VulkanBackendTests: XCTestCase {
     }
 
     /// Every unit, with 16-bit storage and with the int32 fallback.
-    private func targets() throws -> [(String, BackendPlugin, Int)] {
-        var result: [(String, BackendPlugin, Int)] = []
+    private func targets() throws -> [BackendCases.Target] {
+        var result: [BackendCases.Target] = []
         for narrow in [true, false] {
             let plugin = try load(narrow: narrow)
             for unit in try plugin.units() {
@@ -55,31 +55,6 @@ final class VulkanBackendTests: XCTestCase {
             }
         }
         return result
-    }
-
-    private func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
-                             on targets: [(String, BackendPlugin, Int)], file: StaticString = #filePath, line: UInt = #line) throws {
-        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
-        for (label, plugin, unit) in targets {
-            let prepared: PreparedGraph
-            do { prepared = try plugin.prepare(unit: unit, graph: graph) } catch {
-                XCTFail("\(name) [\(label)]: prepare failed: \(error)", file: file, line: line)
-                continue
-            }
-            // Twice: buffers and the recorded command buffer are reused across runs.
-            for run in 0..<2 {
-                let got = try prepared.run(inputs)
-                XCTAssertEqual(got.count, expected.count, file: file, line: line)
-                for (k, (e, g)) in zip(expected, got).enumerated() {
-                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(label)] output \(k)", file: file, line: line)
-                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(label)] output \(k)", file: file, line: line)
-                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
-                        XCTFail("\(name) [\(label)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
-                                file: file, line: line)
-                    }
-                }
-            }
-        }
     }
 
     // MARK: - units
@@ -138,49 +113,36 @@ final class VulkanBackendTests: XCTestCase {
     // MARK: - every op against the reference
 
     func testConvolutionsBothWidths() throws {
-        let targets = try targets()
-        for c in try BackendCases.convolutions() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.convolutions(), on: targets())
+    }
+
+    /// The tiled kernels' partial tiles, channel blocks, chunks, phases and borders.
+    func testTiledConvolutionEdgesBothWidths() throws {
+        try BackendCases.assertExact(BackendCases.tiledConvolutionEdges(), on: targets())
     }
 
     func testElementwiseOpsBothWidths() throws {
-        let targets = try targets()
-        for c in try BackendCases.elementwise() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.elementwise(), on: targets())
     }
 
     func testInverseGDNBothWidths() throws {
-        let targets = try targets()
-        for c in try BackendCases.inverseGDN() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.inverseGDN(), on: targets())
     }
 
     /// isqrt at the top of int32 (n up to 2^31 − 1, where a float estimate is off and
     /// (r + 1)² is near 2^32) and at perfect squares ± 1.
     func testInverseGDNSquareRootEdges() throws {
-        let targets = try targets()
-        let roots: [Int64] = [0, 1, 2, 3, 4095, 4096, 46339, 46340]
-        var beta: [Int32] = []
-        for r in roots { beta += [Int32(r * r), Int32(max(0, r * r - 1)), Int32(min(Int64(Int32.max), r * r + 1))] }
-        beta += [Int32.max, Int32.max - 1, 2_147_395_599, 2_147_395_600, 2_147_395_601]
-        var b = GraphBuilder()
-        let x = b.input("x", Shape(beta.count, 1, 2), storage: .narrow, interval: Interval(lo: -1, hi: 1))
-        // gamma 0: n = beta exactly; y = rnd(x·isqrt(beta), 0) = ±isqrt(beta).
-        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: [Int32](repeating: 0, count: beta.count * beta.count),
-                                                     squareShift: 0, outShift: 0))
-        let graph = try b.build(outputs: [y])
-        let values = (0..<beta.count).flatMap { _ in [Int32(1), Int32(-1)] }
-        try assertExact("isqrt edges", graph, [TensorValue(shape: Shape(beta.count, 1, 2), values: values)], on: targets)
+        try BackendCases.assertExact([BackendCases.squareRootEdges()], on: targets())
     }
 
     /// Shifts of negative values at every count and ties in both directions (§3).
     func testShiftAndRoundingEdges() throws {
-        let targets = try targets()
-        for c in try BackendCases.requantizeShifts() { try assertExact(c.label, c.graph, c.inputs, on: targets) }
+        try BackendCases.assertExact(BackendCases.requantizeShifts(), on: targets())
     }
 
     /// The int_hyper synthesis shape, small: transposed convs, requantize, inverse GDN.
     func testSynthesisShapedGraph() throws {
-        let targets = try targets()
-        let c = try BackendCases.synthesis()
-        try assertExact(c.label, c.graph, c.inputs, on: targets)
+        try BackendCases.assertExact([BackendCases.synthesis()], on: targets())
     }
 
     /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (they share the

@@ -40,110 +40,126 @@ inline uint isqrt_u(uint n) {
 // S4.3 requantize of one value: clamp(rnd(a*m, s), lo, hi).
 inline int requantize1(int a, int m, int s, int lo, int hi) { return min(max(rnd(a * m, s), lo), hi); }
 
-// The epilogue of both convolutions: 4 output columns (valid where col[k] >= 0) of 8
-// channels o0..o0+7 (stored where < cout), each requantized first when the host fused the
-// requantize node that reads the convolution (p.sb = 1; m in b4, s in b5, [lo, hi] in p.sc, p.sd).
-#define CONV_STORE(YT)                                                          \
+// S4.1 conv2d (T = 0) and S4.2 conv_transpose2d (T = 1), tiled as docs/gpu-kernels.md says
+// (the Vulkan backend's conv_tiled.glsl is the same design). A work group of 64 items (4 tile
+// rows x 16 column blocks) computes 4 rows x 64 columns x 8 output channels; an item 4
+// adjacent columns x 8 channels (int8 accumulators a0..a3). A transposed convolution is split
+// into its stride^2 phases: all outputs of a phase use the same taps, tile coordinates are
+// phase coordinates, every operand of / and % is non-negative. Input channels go through in
+// chunks of p.se channels whose input window is staged in local memory (rows padded to whole
+// int4s plus one spare), zero outside the input (D = 1: read from x instead, for windows too
+// large to stage); where an item's 4 columns and all their column taps lie in 8 consecutive
+// window columns it loads them once per row with one vload8. int32 accumulation: the
+// certificate bounds every partial sum in any order (S5); a zero tap adds 0. Weights (b2):
+// [group][kh][kw][cin][8]; bias (b3) padded to whole groups; the fused requantize (p.sb = 1)
+// applies m (b4), s (b5), [lo, hi] = [p.sc, p.sd] to the accumulators before the store.
+// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, fused, lo, hi, chunk.
+#define TILE_CAPACITY 4096
+#define CONV_TILED(NAME, XN, YN, XT, YT, T, D, LOCAL)                           \
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))                        \
+void NAME##_x##XN##_y##YN(ARGS(XT, int, YT)) {                                  \
+    __local int tile[LOCAL];                                                    \
+    int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
+    int s = p.s8, pad = p.s9, cout = p.sa, chunk = p.se;                        \
+    int groups = (cout + 7) / 8;                                                \
+    int lid = (int)get_local_id(0);                                             \
+    uint wg = (uint)get_group_id(0);                                            \
+    int phases = T ? s * s : 1, hp = T ? (ho + s - 1) / s : ho, wp = T ? (wo + s - 1) / s : wo; \
+    uint tilesR = (uint)(hp + 3) / 4u, tilesC = (uint)(wp + 63) / 64u;          \
+    uint tc = wg % tilesC, rest = wg / tilesC;                                  \
+    uint tr = rest % tilesR; rest /= tilesR;                                    \
+    int phase = (int)(rest % (uint)phases), g = (int)(rest / (uint)phases);     \
+    if (g >= groups) return;                                                    \
+    int lr = lid / 16, cb = lid % 16, t = (int)tr * 4 + lr, q0 = (int)tc * 64 + cb * 4; \
+    int pr = phase / s, pc = phase - pr * s;                                    \
+    int u0, v0, nu, nv, rowsP, colsP, r0, c0, wh, ww, rs, us;                   \
+    if (T) {                                                                    \
+        u0 = (pr + pad) % s; v0 = (pc + pad) % s;                               \
+        nu = kh > u0 ? (kh - u0 + s - 1) / s : 0; nv = kw > v0 ? (kw - v0 + s - 1) / s : 0; \
+        rowsP = ho > pr ? (ho - pr + s - 1) / s : 0; colsP = wo > pc ? (wo - pc + s - 1) / s : 0; \
+        r0 = (int)tr * 4 + (pr + pad - u0) / s - (nu - 1);                      \
+        c0 = (int)tc * 64 + (pc + pad - v0) / s - (nv - 1);                     \
+        wh = 3 + nu; ww = 63 + nv; rs = 1; us = s;                              \
+    } else {                                                                    \
+        u0 = 0; v0 = 0; nu = kh; nv = kw; rowsP = ho; colsP = wo;               \
+        r0 = (int)tr * 4 * s - pad; c0 = (int)tc * 64 * s - pad;                \
+        wh = 3 * s + kh; ww = 63 * s + kw; rs = s; us = 1;                      \
+    }                                                                           \
+    int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;                               \
+    int fast = !D && rs == 1 && nv <= 5;                                        \
+    int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
+    for (int cc = 0; cc < cin; cc += chunk) {                                   \
+        int n = min(chunk, cin - cc);                                           \
+        if (!D) {                                                               \
+            barrier(CLK_LOCAL_MEM_FENCE);                                       \
+            for (int e = lid; e < n * area4; e += 64) {                         \
+                int ch = e / area4, rem = e - ch * area4, rr = rem / ww4;       \
+                int gr = r0 + rr, gc = c0 + (rem - rr * ww4) * 4;               \
+                int4 v = (int4)(0);                                             \
+                if (gr >= 0 && gr < h) {                                        \
+                    __global const XT *xr = x + ((uint)(cc + ch) * (uint)h + (uint)gr) * (uint)w; \
+                    if (gc >= 0 && gc < w) v.s0 = (int)xr[gc];                  \
+                    if (gc + 1 >= 0 && gc + 1 < w) v.s1 = (int)xr[gc + 1];      \
+                    if (gc + 2 >= 0 && gc + 2 < w) v.s2 = (int)xr[gc + 2];      \
+                    if (gc + 3 >= 0 && gc + 3 < w) v.s3 = (int)xr[gc + 3];      \
+                }                                                               \
+                vstore4(v, e, tile);                                            \
+            }                                                                   \
+            barrier(CLK_LOCAL_MEM_FENCE);                                       \
+        }                                                                       \
+        for (int ch = 0; ch < n; ch++) {                                        \
+            for (int a = 0; a < nu; a++) {                                      \
+                int wr = T ? lr + (nu - 1 - a) : lr * rs + a, u = u0 + us * a;  \
+                __global const int *wt = b2 + ((((uint)g * (uint)kh + (uint)u) * (uint)kw + (uint)v0) * (uint)cin + (uint)(cc + ch)) * 8u; \
+                uint wstep = (uint)(us * cin) * 8u;                             \
+                if (fast) {                                                     \
+                    int at = ((ch * wh + wr) * ww4 + cb) * 4;                   \
+                    int8 xs = vload8(0, tile + at);                             \
+                    int xv[8]; vstore8(xs, 0, xv);                              \
+                    for (int b = 0; b < nv; b++) {                              \
+                        int o = T ? nv - 1 - b : b;                             \
+                        int8 w8 = vload8(0, wt + (uint)b * wstep);              \
+                        a0 += w8 * xv[o]; a1 += w8 * xv[o + 1]; a2 += w8 * xv[o + 2]; a3 += w8 * xv[o + 3]; \
+                    }                                                           \
+                    continue;                                                   \
+                }                                                               \
+                for (int b = 0; b < nv; b++) {                                  \
+                    int wc = T ? cb * 4 + (nv - 1 - b) : cb * 4 * rs + b;       \
+                    int8 w8 = vload8(0, wt + (uint)b * wstep);                  \
+                    int x0, x1, x2, x3;                                         \
+                    if (!D) {                                                   \
+                        int base = (ch * wh + wr) * ww4 * 4 + wc;               \
+                        x0 = tile[base]; x1 = tile[base + rs]; x2 = tile[base + 2 * rs]; x3 = tile[base + 3 * rs]; \
+                    } else {                                                    \
+                        int gr = r0 + wr, gc = c0 + wc;                         \
+                        __global const XT *xr = x + ((uint)(cc + ch) * (uint)h + (uint)clamp(gr, 0, h - 1)) * (uint)w; \
+                        int inside = gr >= 0 && gr < h;                         \
+                        x0 = inside && gc >= 0 && gc < w ? (int)xr[gc] : 0;     \
+                        x1 = inside && gc + rs >= 0 && gc + rs < w ? (int)xr[gc + rs] : 0; \
+                        x2 = inside && gc + 2 * rs >= 0 && gc + 2 * rs < w ? (int)xr[gc + 2 * rs] : 0; \
+                        x3 = inside && gc + 3 * rs >= 0 && gc + 3 * rs < w ? (int)xr[gc + 3 * rs] : 0; \
+                    }                                                           \
+                    a0 += w8 * x0; a1 += w8 * x1; a2 += w8 * x2; a3 += w8 * x3; \
+                }                                                               \
+            }                                                                   \
+        }                                                                       \
+    }                                                                           \
+    if (t >= rowsP) return;                                                     \
+    int i = T ? pr + s * t : t;                                                 \
     int lanes[32];                                                              \
     vstore8(a0, 0, lanes); vstore8(a1, 1, lanes); vstore8(a2, 2, lanes); vstore8(a3, 3, lanes); \
-    for (int k = 0; k < 4; k++) {                                               \
-        if (col[k] < 0) continue;                                               \
-        for (int l = 0; l < 8 && o0 + l < cout; l++) {                          \
-            int o = o0 + l, v = lanes[k * 8 + l];                               \
+    for (int k = 0; k < 4 && q0 + k < colsP; k++) {                             \
+        int j = T ? pc + s * (q0 + k) : q0 + k;                                 \
+        for (int l = 0; l < 8 && g * 8 + l < cout; l++) {                       \
+            int o = g * 8 + l, v = lanes[k * 8 + l];                            \
             if (p.sb) v = requantize1(v, b4[o], b5[o], p.sc, p.sd);             \
-            y[((uint)o * (uint)ho + (uint)i) * (uint)wo + (uint)col[k]] = (YT)v; \
-        }                                                                       \
-    }
-
-// The inner loop of both convolutions: every input channel for one tap, 8 output channels
-// (one vload8 of the packed weights [group][kh][kw][cin][8]) times 4 input columns idx[k]
-// of row xr, masked to 0 where m[k] = 0 (outside the input, or a column past the output).
-// Every partial sum fits int32 in any order (S5).
-#define CONV_TAP(XT)                                                            \
-    __global const int *wt = b2 + ((((uint)g * (uint)kh + (uint)u) * (uint)kw + (uint)v) * (uint)cin) * 8u; \
-    for (int c = 0; c < cin; c++) {                                             \
-        int8 w8 = vload8(c, wt);                                                \
-        __global const XT *xc = xr + (uint)c * plane;                           \
-        a0 += w8 * ((int)xc[idx[0]] * m[0]);                                    \
-        a1 += w8 * ((int)xc[idx[1]] * m[1]);                                    \
-        a2 += w8 * ((int)xc[idx[2]] * m[2]);                                    \
-        a3 += w8 * ((int)xc[idx[3]] * m[3]);                                    \
-    }
-
-// S4.1 conv2d. One item per group of 8 output channels, output row i and 4 adjacent output
-// columns j0..j0+3 (register blocking: each weight vector loaded serves 4 columns, each
-// input value 8 channels). p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, fused, lo, hi.
-#define CONV2D(XN, YN, XT, YT)                                                  \
-__kernel void conv2d_x##XN##_y##YN(ARGS(XT, int, YT)) {                         \
-    ITEM                                                                        \
-    int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
-    int stride = p.s8, pad = p.s9, cout = p.sa;                                 \
-    uint blocks = (uint)((wo + 3) / 4), perGroup = (uint)ho * blocks;           \
-    uint g = id / perGroup, rest = id - g * perGroup;                           \
-    int i = (int)(rest / blocks), j0 = (int)(rest - (uint)i * blocks) * 4, o0 = (int)g * 8; \
-    uint plane = (uint)(h * w);                                                 \
-    int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
-    int col[4], idx[4], m[4];                                                   \
-    for (int k = 0; k < 4; k++) col[k] = j0 + k < wo ? j0 + k : -1;             \
-    int r0 = i * stride - pad;                                                  \
-    int uLo = max(0, -r0), uHi = min(kh, h - r0);                               \
-    for (int u = uLo; u < uHi; u++) {                                           \
-        __global const XT *xr = x + (uint)((r0 + u) * w);                       \
-        for (int v = 0; v < kw; v++) {                                          \
-            int any = 0;                                                        \
-            for (int k = 0; k < 4; k++) {                                       \
-                int cc = (j0 + k) * stride - pad + v;                           \
-                m[k] = col[k] >= 0 && cc >= 0 && cc < w;                        \
-                idx[k] = clamp(cc, 0, w - 1);                                   \
-                any |= m[k];                                                    \
-            }                                                                   \
-            if (!any) continue;                                                 \
-            CONV_TAP(XT)                                                        \
+            y[((uint)o * (uint)ho + (uint)i) * (uint)wo + (uint)j] = (YT)v;     \
         }                                                                       \
     }                                                                           \
-    CONV_STORE(YT)                                                              \
 }
-
-// S4.2 conv_transpose2d, gathered. The output columns j with (j + pad - v) divisible by
-// stride share their taps v, so an item takes 4 columns of one phase ph:
-// j = ph + stride*(t0 + k), whose input columns are consecutive, b0 + k. Rows: the taps
-// u = (i + pad) mod stride + n*stride with a = (i + pad - u)/stride in 0...h-1. Every operand
-// of / and % is non-negative (kw*stride is added before dividing and subtracted after).
-// p: as conv2d.
-#define CONVT2D(XN, YN, XT, YT)                                                 \
-__kernel void conv_transpose2d_x##XN##_y##YN(ARGS(XT, int, YT)) {               \
-    ITEM                                                                        \
-    int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
-    int stride = p.s8, pad = p.s9, cout = p.sa;                                 \
-    int blocks = ((wo + stride - 1) / stride + 3) / 4;                          \
-    uint perRow = (uint)(stride * blocks), perGroup = (uint)ho * perRow;        \
-    uint g = id / perGroup, rest = id - g * perGroup;                           \
-    int i = (int)(rest / perRow);                                               \
-    rest -= (uint)i * perRow;                                                   \
-    int ph = (int)(rest / (uint)blocks), t0 = (int)(rest - (uint)ph * (uint)blocks) * 4, o0 = (int)g * 8; \
-    uint plane = (uint)(h * w);                                                 \
-    int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
-    int col[4], idx[4], m[4];                                                   \
-    for (int k = 0; k < 4; k++) { int j = ph + stride * (t0 + k); col[k] = j < wo ? j : -1; } \
-    int ti = i + pad;                                                           \
-    int uLo = ti % stride, firstU = ti - (h - 1) * stride;                      \
-    if (firstU > uLo) uLo += (firstU - uLo + stride - 1) / stride * stride;     \
-    int uHi = min(kh - 1, ti);                                                  \
-    for (int u = uLo; u <= uHi; u += stride) {                                  \
-        __global const XT *xr = x + (uint)((ti - u) / stride * w);              \
-        for (int v = (ph + pad) % stride; v < kw; v += stride) {                \
-            int b0 = t0 + (ph + pad - v + kw * stride) / stride - kw, any = 0;  \
-            for (int k = 0; k < 4; k++) {                                       \
-                m[k] = col[k] >= 0 && b0 + k >= 0 && b0 + k < w;                \
-                idx[k] = clamp(b0 + k, 0, w - 1);                               \
-                any |= m[k];                                                    \
-            }                                                                   \
-            if (!any) continue;                                                 \
-            CONV_TAP(XT)                                                        \
-        }                                                                       \
-    }                                                                           \
-    CONV_STORE(YT)                                                              \
-}
+#define CONV2D(XN, YN, XT, YT) CONV_TILED(conv2d_d0, XN, YN, XT, YT, 0, 0, TILE_CAPACITY) \
+                               CONV_TILED(conv2d_d1, XN, YN, XT, YT, 0, 1, 1)
+#define CONVT2D(XN, YN, XT, YT) CONV_TILED(conv_transpose2d, XN, YN, XT, YT, 1, 0, TILE_CAPACITY)
 
 // S4.3 y = clamp(rnd(x*m[c], s[c]), lo, hi). p: count, plane, lo, hi.
 #define REQUANTIZE(XN, YN, XT, YT)                                              \

@@ -23,42 +23,21 @@ struct OpenCLPlan {
 
     init(_ spec: GraphSpec, narrow: Bool) throws {
         bits = spec.tensors.map { narrow && $0.bits == 16 ? 16 : 32 }
-        var readers = [Int](repeating: 0, count: spec.tensors.count)
-        for node in spec.nodes { for t in node.inputs { readers[t] += 1 } }
-        let outputs = Set(spec.outputs)
+        let fusions = ConvTiling.fusions(spec)
         var k = 0
         while k < spec.nodes.count {
             let node = spec.nodes[k]
             // conv → requantize where nothing else sees the convolution's output: one kernel
             // that requantizes its accumulators before storing (the same integers, §4.3).
-            if case .conv = node.op, k + 1 < spec.nodes.count, case .requantize(let r) = spec.nodes[k + 1].op,
-               spec.nodes[k + 1].inputs == [node.output], readers[node.output] == 1, !outputs.contains(node.output) {
-                try add(node, index: k, spec, fused: (r, spec.nodes[k + 1].output))
+            if let r = fusions[k], case .requantize(let rq) = spec.nodes[r].op {
+                try add(node, index: k, spec, fused: (rq, spec.nodes[r].output))
                 unstored.insert(node.output)
-                k += 2
+                k = r + 1
             } else {
                 try add(node, index: k, spec, fused: nil)
                 k += 1
             }
         }
-    }
-
-    /// Both convolutions' weights as [group][kh][kw][cin][8]: per tap, every input channel's
-    /// 8 output-channel weights side by side, so the kernels' innermost loop (over cin) reads
-    /// them with one vload8 from consecutive memory. Channels past cout are zero (computed,
-    /// never stored). conv2d's source is w[o][c][u][v], conv_transpose2d's w[c][o][u][v].
-    static func packedWeights(_ c: ConvSpec, cin: Int, cout: Int) -> [Int32] {
-        let kernel = c.kernelH * c.kernelW
-        let groups = (cout + 7) / 8
-        var out = [Int32](repeating: 0, count: groups * kernel * cin * 8)
-        for o in 0..<cout {
-            let g = o / 8, lane = o % 8
-            for ci in 0..<cin {
-                let source = c.transposed ? (ci * cout + o) * kernel : (o * cin + ci) * kernel
-                for t in 0..<kernel { out[((g * kernel + t) * cin + ci) * 8 + lane] = Int32(c.weights[source + t]) }
-            }
-        }
-        return out
     }
 
     private mutating func parameter(_ values: [Int32]) -> Int {
@@ -74,16 +53,16 @@ struct OpenCLPlan {
         let ty = spec.tensors[y], tx = spec.tensors[x]
         switch node.op {
         case .conv(let c):
-            let groups = (ty.channels + 7) / 8
-            // Items: conv2d 4 adjacent columns each, conv_transpose2d 4 columns of one phase.
-            let columnBlocks = c.transposed ? c.stride * (((ty.width + c.stride - 1) / c.stride + 3) / 4) : (ty.width + 3) / 4
-            let items = groups * ty.height * columnBlocks
+            // docs/gpu-kernels.md: work groups of 64 items, 4 × 64 (phase) positions × 8 channels.
+            let tiling = ConvTiling(c, cin: tx.channels, cout: ty.channels, outH: ty.height, outW: ty.width)
+            let items = tiling.workGroups * ConvTiling.workGroup
             // The kernels index weights and items in 32 bits: a convolution this large is refused, not wrapped.
-            guard groups * 8 * tx.channels * c.kernelH * c.kernelW <= Int(Int32.max), items <= Int(Int32.max) else {
+            guard tiling.groups * 8 * tx.channels * c.kernelH * c.kernelW <= Int(Int32.max),
+                  tiling.workGroups <= Int(Int32.max) / ConvTiling.workGroup else {
                 throw BackendFailure.unsupported("graph_prepare: node \(index) (\(node.op.name)): \(tx.channels)→\(ty.channels) channels with a \(c.kernelH)×\(c.kernelW) kernel exceed the opencl backend's 2^31 weight and item indices")
             }
-            let w = parameter(Self.packedWeights(c, cin: tx.channels, cout: ty.channels))
-            let b = parameter(c.bias + [Int32](repeating: 0, count: groups * 8 - ty.channels))
+            let w = parameter(ConvTiling.packedWeights(c, cin: tx.channels, cout: ty.channels))
+            let b = parameter(ConvTiling.padded(c.bias, cout: ty.channels))
             var buffers: [Int?] = [x, y, w, b, nil, nil]
             var epilogue: [Int32] = [0, 0, 0]
             if let (r, _) = fused {
@@ -91,11 +70,11 @@ struct OpenCLPlan {
                 buffers[5] = parameter(r.shift)
                 epilogue = [1, r.lo, r.hi]
             }
+            let name = c.transposed ? "conv_transpose2d" : tiling.direct ? "conv2d_d1" : "conv2d_d0"
             dispatches.append(Dispatch(
-                kernel: variant(c.transposed ? "conv_transpose2d" : "conv2d", x: x, y: y),
-                buffers: buffers, items: items,
+                kernel: variant(name, x: x, y: y), buffers: buffers, items: items,
                 params: [0, tx.channels, tx.height, tx.width, ty.height, ty.width, c.kernelH, c.kernelW, c.stride, c.pad,
-                         ty.channels].map { Int32($0) } + epilogue))
+                         ty.channels].map { Int32($0) } + epilogue + [Int32(tiling.chunk)]))
         case .requantize(let r):
             let m = parameter(r.multiplier), s = parameter(r.shift)
             dispatches.append(Dispatch(kernel: variant("requantize", x: x, y: y), buffers: [x, y, m, s],

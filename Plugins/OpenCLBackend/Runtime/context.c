@@ -127,6 +127,16 @@ int oclrt_open(oclrt_context **out, char *err, size_t cap) {
         return oclrt_fail(err, cap, OCLRT_NO_DEVICE, "no OpenCL device: %u platform%s list no device%s", n_platforms,
                           n_platforms == 1 ? "" : "s", skipped);
 
+    /* Test hook (README.md, "Environment"): only the exact value arms it; any other value
+     * refuses to open, so a stray setting cannot silently break a user's decodes. */
+    const char *hook = getenv("WAI_OPENCL_TEST_HOOK");
+    int fail_enqueue = 0;
+    if (hook && *hook) {
+        if (strcmp(hook, "fail-enqueue") != 0)
+            return oclrt_fail(err, cap, OCLRT_INVALID, "WAI_OPENCL_TEST_HOOK=%.64s is not a test hook of the opencl backend (the only one is fail-enqueue)", hook);
+        fail_enqueue = 1;
+    }
+
     oclrt_context *ctx = calloc(1, sizeof *ctx);
     oclrt_device *devices = calloc(n, sizeof *devices);
     if (!ctx || !devices) { free(ctx); free(devices); return oclrt_fail(err, cap, OCLRT_OOM, "open: out of host memory"); }
@@ -139,6 +149,7 @@ int oclrt_open(oclrt_context **out, char *err, size_t cap) {
     for (uint32_t i = 0; i < n; i++) {
         devices[i].platform = owner[i];
         devices[i].id = ids[i];
+        devices[i].test_fail_enqueue = fail_enqueue;
         pthread_mutex_init(&devices[i].lock, NULL);
         describe(ctx, &devices[i], allow_narrow, nodes, n_nodes);
     }

@@ -134,6 +134,11 @@ static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer 
         if (cl.clGetKernelWorkGroupInfo(g->kernels[i], d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, NULL) != CL_SUCCESS || most == 0)
             most = 1;
         size_t local = most < OCLRT_LOCAL ? most : OCLRT_LOCAL;
+        /* The tiled convolutions (docs/gpu-kernels.md) are written for exactly 64 items
+         * sharing one local tile: a device that cannot run 64 is refused, not miscomputed. */
+        if (strncmp(ds[i].kernel, "conv", 4) == 0 && local != OCLRT_LOCAL)
+            return oclrt_fail(err, cap, OCLRT_UNSUPPORTED, "dispatch %u (%s): the kernel needs work-groups of %d items, the device runs at most %zu",
+                              i, ds[i].kernel, OCLRT_LOCAL, most);
         size_t items = ds[i].items ? (size_t)ds[i].items : 1;
         g->local[i] = local;
         g->global[i] = (items + local - 1) / local * local;
@@ -198,7 +203,11 @@ int oclrt_graph_run(oclrt_graph *g, const int32_t *const *inputs, int32_t *const
         if (r != CL_SUCCESS) { snprintf(what, sizeof what, "clEnqueueWriteBuffer(input %u)", k); cl.clFinish(g->queue); return device_error(d, err, cap, r, what); }
     }
     for (uint32_t i = 0; i < g->n_kernels; i++) {
-        r = cl.clEnqueueNDRangeKernel(g->queue, g->kernels[i], 1, NULL, &g->global[i], &g->local[i], 0, NULL, NULL);
+        /* WAI_OPENCL_TEST_HOOK=fail-enqueue: a work-group size that does not divide the global
+         * size, so the driver itself refuses the enqueue (CL_INVALID_WORK_GROUP_SIZE). */
+        size_t wrong = g->global[i] + 1;
+        const size_t *local = d->test_fail_enqueue && i == 0 ? &wrong : &g->local[i];
+        r = cl.clEnqueueNDRangeKernel(g->queue, g->kernels[i], 1, NULL, &g->global[i], local, 0, NULL, NULL);
         if (r != CL_SUCCESS) { snprintf(what, sizeof what, "clEnqueueNDRangeKernel(dispatch %u)", i); cl.clFinish(g->queue); return device_error(d, err, cap, r, what); }
     }
     cl_event last = NULL;

@@ -51,6 +51,7 @@ typedef struct oclrt_device {
 
     pthread_mutex_t lock;          /* context creation and the program */
     int lost;                      /* set on a failure that means the device is gone */
+    int test_fail_enqueue;         /* WAI_OPENCL_TEST_HOOK=fail-enqueue (a test hook, README.md) */
     cl_context context;
     cl_program program;
     char *program_source;          /* the source `program` was built from */

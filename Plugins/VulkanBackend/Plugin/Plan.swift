@@ -4,7 +4,8 @@ import VulkanRuntime
 
 /// A graph as the runtime sees it: buffers (one per tensor, in the tensor's order, then one
 /// per parameter array), kernel variants and dispatches. Every node becomes one dispatch
-/// (concat one per input), chosen by the storage width of its operands.
+/// (concat one per input; a convolution with the requantize that alone reads it one), chosen
+/// by the storage width of its operands.
 struct VulkanPlan {
     struct Dispatch {
         var kernel: String
@@ -19,23 +20,24 @@ struct VulkanPlan {
     var parameters: [[Int32]] = []    // buffers tensors.count..<tensors.count + parameters.count
     var dispatches: [Dispatch] = []
 
-    init(_ spec: GraphSpec, narrow: Bool) {
-        bits = spec.tensors.map { narrow && $0.bits == 16 ? 16 : 32 }
-        for node in spec.nodes { add(node, spec) }
-    }
+    /// Tensors no kernel stores: a convolution's output that only its fused requantize reads.
+    private(set) var unstored: Set<Int> = []
 
-    /// conv2d w[o][c][u][v]: zero channels appended. conv_transpose2d w[c][o][u][v]: each
-    /// input channel's block of cout kernels padded to coutPadded.
-    static func paddedWeights(_ c: ConvSpec, cin: Int, cout: Int, coutPadded: Int) -> [Int32] {
-        let kernel = c.kernelH * c.kernelW
-        if !c.transposed {
-            return c.weights.map { Int32($0) } + [Int32](repeating: 0, count: (coutPadded - cout) * cin * kernel)
+    init(_ spec: GraphSpec, narrow: Bool) throws {
+        bits = spec.tensors.map { narrow && $0.bits == 16 ? 16 : 32 }
+        let fusions = ConvTiling.fusions(spec)
+        var k = 0
+        while k < spec.nodes.count {
+            let node = spec.nodes[k]
+            if let r = fusions[k], case .requantize(let rq) = spec.nodes[r].op {
+                try add(node, index: k, spec, fused: (rq, spec.nodes[r].output))
+                unstored.insert(node.output)
+                k = r + 1
+            } else {
+                try add(node, index: k, spec, fused: nil)
+                k += 1
+            }
         }
-        var out = [Int32](repeating: 0, count: cin * coutPadded * kernel)
-        for ci in 0..<cin {
-            for k in 0..<(cout * kernel) { out[ci * coutPadded * kernel + k] = Int32(c.weights[ci * cout * kernel + k]) }
-        }
-        return out
     }
 
     private mutating func parameter(_ values: [Int32]) -> Int {
@@ -45,21 +47,32 @@ struct VulkanPlan {
 
     private func variant(_ op: String, x: Int, y: Int) -> String { "\(op)_x\(bits[x])_y\(bits[y])" }
 
-    private mutating func add(_ node: NodeSpec, _ spec: GraphSpec) {
-        let y = node.output, x = node.inputs[0]
+    private mutating func add(_ node: NodeSpec, index: Int, _ spec: GraphSpec, fused: (RequantizeSpec, Int)?) throws {
+        let x = node.inputs[0], y = fused?.1 ?? node.output
         let ty = spec.tensors[y], tx = spec.tensors[x]
         switch node.op {
         case .conv(let c):
-            // The kernels compute 8 output channels per invocation: weights and bias padded
-            // with zero channels to a multiple of 8 (never stored).
-            let groups = (ty.channels + 7) / 8, coutPadded = groups * 8
-            let w = parameter(Self.paddedWeights(c, cin: tx.channels, cout: ty.channels, coutPadded: coutPadded))
-            let b = parameter(c.bias + [Int32](repeating: 0, count: coutPadded - ty.channels))
+            // docs/gpu-kernels.md: tiles of 4 × 64 (phase) positions × 8 channels per work group.
+            let tiling = ConvTiling(c, cin: tx.channels, cout: ty.channels, outH: ty.height, outW: ty.width)
+            guard tiling.groups * 8 * tx.channels * c.kernelH * c.kernelW <= Int(Int32.max),
+                  tiling.workGroups <= Int(Int32.max) / ConvTiling.workGroup else {
+                throw BackendFailure.unsupported("graph_prepare: node \(index) (\(node.op.name)): \(tx.channels)→\(ty.channels) channels with a \(c.kernelH)×\(c.kernelW) kernel exceed the vulkan backend's 2^31 weight and invocation indices")
+            }
+            let w = parameter(ConvTiling.packedWeights(c, cin: tx.channels, cout: ty.channels))
+            // Binding 3: bias, then the fused requantize's multipliers and shifts.
+            var epilogue = ConvTiling.padded(c.bias, cout: ty.channels)
+            var fusedPush: [Int32] = [0, 0, 0]
+            if let (r, _) = fused {
+                epilogue += ConvTiling.padded(r.multiplier, cout: ty.channels) + ConvTiling.padded(r.shift, cout: ty.channels)
+                fusedPush = [1, r.lo, r.hi]
+            }
+            let b = parameter(epilogue)
+            let name = c.transposed ? variant("conv_transpose2d", x: x, y: y)
+                                    : variant("conv2d", x: x, y: y) + (tiling.direct ? "_d1" : "_d0")
             dispatches.append(Dispatch(
-                kernel: variant(c.transposed ? "conv_transpose2d" : "conv2d", x: x, y: y),
-                bindings: [x, y, w, b], invocations: groups * ty.plane,
+                kernel: name, bindings: [x, y, w, b], invocations: tiling.workGroups * ConvTiling.workGroup,
                 push: [0, tx.channels, tx.height, tx.width, ty.height, ty.width, c.kernelH, c.kernelW, c.stride, c.pad,
-                       ty.channels, coutPadded].map { Int32($0) }))
+                       ty.channels, tiling.chunk].map { Int32($0) } + fusedPush))
         case .requantize(let r):
             let m = parameter(r.multiplier), s = parameter(r.shift)
             dispatches.append(Dispatch(kernel: variant("requantize", x: x, y: y), bindings: [x, y, m, s],

@@ -19,7 +19,7 @@ final class VulkanPreparedGraph {
         tensors = spec.tensors
         inputs = spec.inputs
         outputs = spec.outputs
-        let plan = VulkanPlan(spec, narrow: backend.units[Int(unit)].narrow != 0)
+        let plan = try VulkanPlan(spec, narrow: backend.units[Int(unit)].narrow != 0)
         graph = try Self.create(plan, spec, backend: backend, unit: unit)
     }
 
@@ -56,7 +56,7 @@ final class VulkanPreparedGraph {
             kernels.append(vkrt_kernel(name: UnsafePointer(cName), code: UnsafePointer(try copy(words)), words: words.count))
         }
         var buffers: [vkrt_buffer] = spec.tensors.enumerated().map { t, tensor in
-            vkrt_buffer(bytes: UInt64(tensor.count * plan.bits[t] / 8), initial: nil)
+            vkrt_buffer(bytes: plan.unstored.contains(t) ? 4 : UInt64(tensor.count * plan.bits[t] / 8), initial: nil)
         }
         for values in plan.parameters {
             buffers.append(vkrt_buffer(bytes: UInt64(values.count * 4), initial: UnsafeRawPointer(try copy(values))))
