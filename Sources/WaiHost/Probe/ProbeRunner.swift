@@ -109,8 +109,10 @@ struct ProbeRunner {
         // are computed while the units are probed.
         let calibration = CalibrationReference()
         if !pending.isEmpty { calibration.start() }
+        // Every case is built once and run once on the reference, for all units.
+        let references = ProbeReferences(sessions: pending.count)
         let grouped = parallelMap(byPlugin, width: configuration.probeParallelism) { group in
-            group.map { probe($0, device: rows[$0.row].device) }
+            group.map { probe($0, device: rows[$0.row].device, references: references) }
         }
         let outcomes = Dictionary(uniqueKeysWithValues: zip(byPlugin.flatMap { $0 }, grouped.flatMap { $0 }).map { ($0.0.row, $0.1) })
         var newEntries: [String: ProbeCache.Entry] = [:]
@@ -173,7 +175,7 @@ struct ProbeRunner {
     }
 
     /// The exactness probe, run here on what the worker returns.
-    private func probe(_ p: Pending, device: String) -> ProbeOutcome {
+    private func probe(_ p: Pending, device: String, references: ProbeReferences) -> ProbeOutcome {
         report("probing \(p.selector) (\(device))")
         let u = unit(p)
         // A worker that cannot be reached at all (not startable, restart limit) makes the
@@ -185,7 +187,7 @@ struct ProbeRunner {
             // Through the unit itself, so the repetition stage prepares once and runs many
             // times, and runs prepared graphs concurrently, in the worker (docs/probe.md §2).
             return try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") },
-                                          unit: u)
+                                          unit: u, references: references)
         } catch {
             return ProbeOutcome(state: .failed, reason: "\(error)")
         }
