@@ -41,7 +41,10 @@ let package = Package(
         // Socket pairs, SCM_RIGHTS, memfd and the worker's crash backtrace: kernel interfaces
         // with no Swift spelling (CMSG_* macros, variadic calls).
         .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC"], path: "Sources/WaiHost"),
+        // The probe cache's listing identity: libdrm's GPUs (dlopen'ed, as the runtimes do), the CPU affinity.
+        .target(name: "MachineIdentity", path: "Sources/MachineIdentity", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity"],
+                path: "Sources/WaiHost"),
         .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
         // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.
         .executableTarget(name: "IsolationBench", dependencies: ["WaiHost"], path: "Sources/IsolationBench"),

@@ -29,7 +29,13 @@ public enum ExactnessProbe {
     public static func run(stages: [ProbeStage] = ProbeStage.allCases,
                            progress: (ProbeStage) -> Void = { _ in },
                            unit: any GraphUnit) throws -> ProbeOutcome {
-        var session = ProbeSession(unit: unit)
+        try run(stages: stages, progress: progress, unit: unit, references: ProbeReferences(sessions: 1))
+    }
+
+    /// The same, sharing cases and reference outputs with the other units of a probe run.
+    static func run(stages: [ProbeStage] = ProbeStage.allCases, progress: (ProbeStage) -> Void = { _ in },
+                    unit: any GraphUnit, references: ProbeReferences) throws -> ProbeOutcome {
+        var session = ProbeSession(unit: unit, references: references)
         for stage in stages {
             progress(stage)
             if let rejection = try session.run(stage) { return rejection }

@@ -143,6 +143,10 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     public var coverage: ProbeCoverage?
     /// True when the exactness outcome and speed came from the probe cache.
     public var cached: Bool
+    /// True when the unit came from a cached listing (its identity matched, docs/probe.md §5
+    /// "Listing"), false when its plugin's worker listed it in this probe; nil on rows
+    /// without a unit.
+    public var listingCached: Bool?
 
     public init(backend: String, path: String, backendVersion: String? = nil, device: String,
                 unit: String, index: Int?, driver: String, state: ProbeState, rank: Int? = nil,
@@ -159,7 +163,7 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case backend, path, backendVersion = "backend_version", pluginSHA256 = "plugin_sha256", device, unit, index, driver, state,
-             rank, reason, stage, mismatch, speed, coverage, cached
+             rank, reason, stage, mismatch, speed, coverage, cached, listingCached = "listing_cached"
     }
 }
 

@@ -16,10 +16,12 @@ struct ProbeRunner {
         self.progress = progress
     }
 
-    /// What listing one plugin gave.
+    /// What listing one plugin gave: from its worker (with the entry to cache, when its
+    /// identity could be taken) or from the cache (`cached`).
     enum Listing {
         case failed(String)
-        case listed(name: String, version: String, sha256: String, units: [UnitInfo])
+        case listed(name: String, version: String, sha256: String, units: [UnitInfo], cached: Bool,
+                    entry: ProbeCache.Listing?)
     }
 
     /// A unit waiting for its verdict.
@@ -44,16 +46,33 @@ struct ProbeRunner {
             return ProbeResult(units: rows, warnings: warnings)
         }
 
-        let listings = parallelMap(scan.plugins, width: configuration.probeParallelism) { list(path: $0) }
         let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
-        let cached = fresh ? [:] : (cache?.load(warn: warn) ?? [:])
+        let contents = fresh ? ProbeCache.Contents() : (cache?.loadAll(warn: warn) ?? ProbeCache.Contents())
+        let cached = contents.entries
+        // The cheap identity of what listings depend on (docs/probe.md §5, "Listing"), taken
+        // before and after listing: a listing is cached only when nothing moved meanwhile.
+        let hashes = FileHashes(contents.files)
+        let environment = Environment.current
+        let worker = configuration.unitWorkerExecutable
+        let machine = ListingIdentity.machine(hashes: hashes, worker: worker, environment: environment)
+        let listings = parallelMap(scan.plugins, width: configuration.probeParallelism) {
+            list(path: $0, machine: machine, hashes: hashes, cached: fresh ? nil : contents.listings[$0])
+        }
+        var newListings: [String: ProbeCache.Listing] = [:]
+        for (path, listing) in zip(scan.plugins, listings) {
+            if case let .listed(_, _, _, _, _, entry?) = listing { newListings[path] = entry }
+        }
+        if !newListings.isEmpty,
+           ListingIdentity.machine(hashes: hashes, worker: worker, environment: environment) != machine {
+            newListings = [:]
+        }
 
         var pending: [Pending] = []
         for (path, listing) in zip(scan.plugins, listings) {
             switch listing {
             case .failed(let reason):
                 rows.append(failedRow(path: path, reason: reason))
-            case let .listed(name, version, sha, units):
+            case let .listed(name, version, sha, units, listingCached, _):
                 if units.isEmpty {
                     rows.append(UnitProbeRecord(backend: name, path: path, backendVersion: version, device: "",
                                                 unit: "unknown", index: nil, driver: "", state: .failed,
@@ -65,6 +84,7 @@ struct ProbeRunner {
                                               unit: u.kind.rawValue, index: u.index, driver: u.driver,
                                               state: .failed, reason: "not probed")
                     row.pluginSHA256 = sha
+                    row.listingCached = listingCached
                     if let hit = cached[key] {
                         apply(hit.outcome, to: &row)
                         row.speed = hit.speed
@@ -89,8 +109,10 @@ struct ProbeRunner {
         // are computed while the units are probed.
         let calibration = CalibrationReference()
         if !pending.isEmpty { calibration.start() }
+        // Every case is built once and run once on the reference, for all units.
+        let references = ProbeReferences(sessions: pending.count)
         let grouped = parallelMap(byPlugin, width: configuration.probeParallelism) { group in
-            group.map { probe($0, device: rows[$0.row].device) }
+            group.map { probe($0, device: rows[$0.row].device, references: references) }
         }
         let outcomes = Dictionary(uniqueKeysWithValues: zip(byPlugin.flatMap { $0 }, grouped.flatMap { $0 }).map { ($0.0.row, $0.1) })
         var newEntries: [String: ProbeCache.Entry] = [:]
@@ -112,21 +134,37 @@ struct ProbeRunner {
                                                    device: r.device, driver: r.driver)
             }
         }
-        cache?.store(newEntries, warn: warn)
+        cache?.store(ProbeCache.Contents(entries: newEntries, listings: newListings, files: hashes.updated ?? [:]),
+                     warn: warn)
         Self.rank(&rows)
         return ProbeResult(units: rows, warnings: warnings)
     }
 
     // MARK: - through the workers
 
-    private func list(path: String) -> Listing {
+    /// The plugin's units: from the cache when the plugin's content and the listing
+    /// identity are those it was listed under, else from its worker (started now).
+    private func list(path: String, machine: [String], hashes: FileHashes, cached: ProbeCache.Listing?) -> Listing {
         let sha: String
-        do { sha = try SHA256.hexOfFile(path: path) } catch {
+        do { sha = try hashes.sha256(path) } catch {
             return .failed("\(error)")
         }
+        if let c = cached, c.pluginSHA256 == sha,
+           let mapped = ListingIdentity.mappedLines(c.mapped.map { ($0, nil) }),
+           ListingIdentity.key(pluginSHA256: sha, machine: machine, mapped: mapped) == c.identity {
+            return .listed(name: c.name, version: c.version, sha256: sha, units: c.units, cached: true, entry: nil)
+        }
         do {
-            let (_, l) = try pool.worker(for: path, sha256: sha).live(timeout: configuration.probeTimeout)
-            return .listed(name: l.name, version: l.version, sha256: sha, units: l.units)
+            let (process, l) = try pool.worker(for: path, sha256: sha).live(timeout: configuration.probeTimeout)
+            var entry: ProbeCache.Listing?
+            // What the worker mapped, each still the file the kernel mapped.
+            if let files = ListingIdentity.mappedFiles(pid: process.pid),
+               let mapped = ListingIdentity.mappedLines(files.map { ($0.path, $0.inode) }) {
+                entry = ProbeCache.Listing(identity: ListingIdentity.key(pluginSHA256: sha, machine: machine, mapped: mapped),
+                                           pluginSHA256: sha, name: l.name, version: l.version, abiMinor: l.abiMinor,
+                                           units: l.units, mapped: files.map(\.path))
+            }
+            return .listed(name: l.name, version: l.version, sha256: sha, units: l.units, cached: false, entry: entry)
         } catch {
             return .failed("\(error)")
         }
@@ -137,7 +175,7 @@ struct ProbeRunner {
     }
 
     /// The exactness probe, run here on what the worker returns.
-    private func probe(_ p: Pending, device: String) -> ProbeOutcome {
+    private func probe(_ p: Pending, device: String, references: ProbeReferences) -> ProbeOutcome {
         report("probing \(p.selector) (\(device))")
         let u = unit(p)
         // A worker that cannot be reached at all (not startable, restart limit) makes the
@@ -149,7 +187,7 @@ struct ProbeRunner {
             // Through the unit itself, so the repetition stage prepares once and runs many
             // times, and runs prepared graphs concurrently, in the worker (docs/probe.md §2).
             return try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") },
-                                          unit: u)
+                                          unit: u, references: references)
         } catch {
             return ProbeOutcome(state: .failed, reason: "\(error)")
         }

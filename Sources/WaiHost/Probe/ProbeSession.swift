@@ -15,7 +15,13 @@ struct ProbeSession {
     /// Reference outputs of the cases the repetition stage runs again.
     private var expectedMemo: [String: [TensorValue]] = [:]
 
-    init(unit: any GraphUnit) { self.unit = unit }
+    /// Cases and reference outputs shared with the other units of this probe run.
+    private let references: ProbeReferences
+
+    init(unit: any GraphUnit, references: ProbeReferences = ProbeReferences(sessions: 1)) {
+        self.unit = unit
+        self.references = references
+    }
 
     /// Runs one stage; a rejection, or nil when the unit matched on every graph of it.
     mutating func run(_ stage: ProbeStage) throws -> ProbeOutcome? {
@@ -50,7 +56,7 @@ struct ProbeSession {
     private mutating func cases(_ stage: ProbeStage) throws -> [ProbeCase] {
         if let c = built[stage] { return c }
         let c: [ProbeCase]
-        do { c = try ProbeSuite.cases(stage) } catch {
+        do { c = try references.cases(stage) { try ProbeSuite.cases(stage) } } catch {
             throw ProbeSuiteError(stage: stage.rawValue, graph: "(building)", underlying: "\(error)")
         }
         // Only what the repetition stage reuses is kept; the rest is built once.
@@ -64,7 +70,7 @@ struct ProbeSession {
         let key = "\(c.name)/\(graph.outputs)"
         if let e = expectedMemo[key] { return e }
         let e: [TensorValue]
-        do { e = try ReferenceInterpreter.run(graph, inputs: c.inputs) } catch {
+        do { e = try references.expected(key) { try ReferenceInterpreter.run(graph, inputs: c.inputs) } } catch {
             throw ProbeSuiteError(stage: stage.rawValue, graph: c.name, underlying: "reference interpreter: \(error)")
         }
         if c.repeated { expectedMemo[key] = e }

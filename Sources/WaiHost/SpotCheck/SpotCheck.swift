@@ -24,6 +24,7 @@ public enum SpotCheck {
     /// `graphName` and `stage` label the mismatch as a report shows it.
     public static func check(_ graph: IntegerGraph, inputs: [TensorValue], outputs: [TensorValue],
                              graphName: String, rng: inout SplitMix64, cache: WindowCache? = nil) throws -> ProbeMismatch? {
+        var jobs: [(tensor: Int, output: Int, window: Window)] = []
         for (k, t) in graph.outputs.enumerated() where k < outputs.count {
             let got = outputs[k]
             let shape = graph.tensors[t].shape
@@ -32,18 +33,27 @@ public enum SpotCheck {
                                      index: 0, channel: 0, y: 0, x: 0, expected: 0, got: 0,
                                      parameters: "shape \(got.shape) returned, \(shape) expected")
             }
-            for window in windows(shape, rng: &rng) {
-                let expected = try RegionEngine.evaluate(graph, inputs: inputs, output: t, window: window, cache: cache)
-                let plane = shape.height * shape.width
-                for c in 0..<shape.channels {
-                    for i in window.rows {
-                        for j in window.cols {
-                            let index = c * plane + i * shape.width + j
-                            let e = expected.at(c, i, j), g = got.values[index]
-                            if e != g {
-                                return ExactnessProbe.mismatch(graph: graph, tensor: t, caseName: graphName, stage: stage,
-                                                               index: index, expected: e, got: g)
-                            }
+            for window in windows(shape, rng: &rng) { jobs.append((t, k, window)) }
+        }
+        // The windows are independent reference computations, run on every core (the unit's
+        // run is over, so the cores are free); compared in order, so the mismatch reported is
+        // the same whatever finishes first.
+        let values = parallelMap(jobs, width: HostConfiguration.coreCount) { job in
+            Result { try RegionEngine.evaluate(graph, inputs: inputs, output: job.tensor, window: job.window, cache: cache) }
+        }
+        for (job, value) in zip(jobs, values) {
+            let t = job.tensor, window = job.window, got = outputs[job.output]
+            let shape = graph.tensors[t].shape
+            let expected = try value.get()
+            let plane = shape.height * shape.width
+            for c in 0..<shape.channels {
+                for i in window.rows {
+                    for j in window.cols {
+                        let index = c * plane + i * shape.width + j
+                        let e = expected.at(c, i, j), g = got.values[index]
+                        if e != g {
+                            return ExactnessProbe.mismatch(graph: graph, tensor: t, caseName: graphName, stage: stage,
+                                                           index: index, expected: e, got: g)
                         }
                     }
                 }

@@ -1,16 +1,24 @@
 /// A model set's graphs are stored at a nominal size; a picture needs them at its own. The
 /// certificate does not depend on spatial size (docs/integer-ops.md §5: every tap counts,
 /// whether or not it reaches the input), so only the shapes change: they are re-inferred
-/// node by node and the resized graph is verified again like any loaded graph.
+/// node by node and the resized graph is verified again like any loaded graph (once per
+/// model set and size in a process: VerifiedInstantiations).
 enum GraphResizing {
     /// `graph` (one input) with that input's height and width replaced.
     static func resized(_ graph: IntegerGraph, height: Int, width: Int) throws -> IntegerGraph {
         guard graph.inputs.count == 1, let input = graph.inputs.first, graph.tensors.indices.contains(input) else {
             throw GraphError.graph(problem: "has \(graph.inputs.count) inputs; a resizable graph has exactly one")
         }
+        let shape = graph.tensors[input].shape
+        if shape.height == height, shape.width == width { return graph }
+        return try VerifiedInstantiations.shared.instantiation(of: graph, height: height, width: width) {
+            try instantiate(graph, input: input, height: height, width: width)
+        }
+    }
+
+    private static func instantiate(_ graph: IntegerGraph, input: Int, height: Int, width: Int) throws -> IntegerGraph {
         var g = graph
         let shape = g.tensors[input].shape
-        if shape.height == height, shape.width == width { return graph }
         g.tensors[input].shape = Shape(shape.channels, height, width)
         try GraphStructure.checkTensor(g.tensors[input], index: input)
         for (k, node) in g.nodes.enumerated() {
