@@ -113,6 +113,14 @@ if [ "$mode" = tree ]; then
   grep -qx 'prefix=/usr/local' "$p/lib/pkgconfig/waihost.pc" || fail "waihost.pc does not name the prefix /usr/local (DESTDIR leaked?)"
   grep -qx 'ExecStart=/usr/local/bin/waihost audit serve .*' "$p/lib/systemd/system/waihost-collector.service" \
     || fail "the collector's unit does not start /usr/local/bin/waihost"
+  # systemd's own checker on the installed unit (its ExecStart pointed at the staged binary).
+  if command -v systemd-analyze >/dev/null; then
+    mkdir -p "$tmp/unit"
+    sed "s|/usr/local/bin/waihost|$p/bin/waihost|g" "$p/lib/systemd/system/waihost-collector.service" > "$tmp/unit/waihost-collector.service"
+    out="$(systemd-analyze verify --man=no "$tmp/unit/waihost-collector.service" 2>&1)" || fail "systemd-analyze verify: $out"
+  else
+    note "no systemd-analyze here: the collector's unit file was not verified by systemd"
+  fi
   if [ -e "$p/share/man/man1/waihost.1" ]; then
     [ -s "$p/share/bash-completion/completions/waihost" ] || fail "man pages installed but no bash completion"
   else
