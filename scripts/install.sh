@@ -70,7 +70,7 @@ generated="$("$dest/bin/waihost" generate man "$man" 2>&1)"
 rc=$?
 set -e
 if [ $rc -eq 2 ] && grep -q "unknown command" <<<"$generated"; then
-  rmdir "$man" "$completion" 2>/dev/null || true
+  rmdir -p --ignore-fail-on-non-empty "$man" "$completion" 2>/dev/null || true
   echo "install: man pages and bash completion skipped: this waihost has no 'generate' command" >&2
 elif [ $rc -ne 0 ]; then
   echo "install: waihost generate man failed: $generated" >&2
