@@ -6,7 +6,7 @@
 # works (docs/c-api.md §1). The library is SwiftPM's libWaiHostC.so (the product name
 # "waihost" is the CLI's), taken from WAIHOST_BIN_DIR or `swift build --show-bin-path`;
 # build it first with `swift build --product WaiHostC`.
-# Usage: scripts/install-capi.sh PREFIX
+# Usage: [DESTDIR=STAGE] scripts/install-capi.sh PREFIX
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -16,6 +16,7 @@ fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 . "$root/scripts/install-common.sh"
 prefix="$(install_prefix install-capi "$1")"
+dest="$(install_root install-capi "$prefix")"
 
 header="$root/Sources/WaiHostCAPI/include/waihost.h"
 template="$root/Sources/WaiHostCAPI/waihost.pc.in"
@@ -33,12 +34,12 @@ if [ ! -f "$lib" ]; then
   exit 1
 fi
 
-install -d "$prefix/include/waihost" "$prefix/lib/pkgconfig"
-install -m 0644 "$header" "$prefix/include/waihost/waihost.h"
+install -d "$dest/include/waihost" "$dest/lib/pkgconfig"
+install -m 0644 "$header" "$dest/include/waihost/waihost.h"
 # The library's SONAME is libwaihost.so.MAJOR (Package.swift): programs record that name.
-install -m 0755 "$lib" "$prefix/lib/libwaihost.so.$major"
-ln -sfn "libwaihost.so.$major" "$prefix/lib/libwaihost.so"
-pc="$prefix/lib/pkgconfig/waihost.pc"
+install -m 0755 "$lib" "$dest/lib/libwaihost.so.$major"
+ln -sfn "libwaihost.so.$major" "$dest/lib/libwaihost.so"
+pc="$dest/lib/pkgconfig/waihost.pc"
 install_pc "$template" "$pc" "$prefix" "$version"
 echo "installed $prefix/include/waihost/waihost.h" >&2
 echo "installed $prefix/lib/libwaihost.so.$major" >&2

@@ -1,5 +1,7 @@
-# Sourced by scripts/install-abi.sh and scripts/install-capi.sh: the parts of installing a
-# header and its pkg-config file that both do. Each function exits the script on error.
+# Sourced by scripts/install-abi.sh, scripts/install-capi.sh and scripts/install.sh: the parts
+# of installing that they share. Each function exits the script on error. DESTDIR (for
+# packagers, as in GNU make) stages the files under DESTDIR/PREFIX while the files keep
+# naming PREFIX.
 
 # install_prefix TOOL PREFIX: prints PREFIX made absolute; refuses a prefix pkg-config files
 # cannot carry (pkg-config has no quoting every consumer honours, and sed below uses '|').
@@ -14,6 +16,21 @@ install_prefix() {
     exit 2
   fi
   printf '%s\n' "$prefix"
+}
+
+# install_root TOOL PREFIX: prints where PREFIX's files are written: DESTDIR/PREFIX, or PREFIX
+# without DESTDIR.
+install_root() {
+  local tool="$1" prefix="$2" destdir="${DESTDIR:-}"
+  if [ -n "$destdir" ]; then
+    case "$destdir" in
+      /*) ;;
+      *) destdir="$(pwd)/$destdir" ;;
+    esac
+    printf '%s\n' "${destdir%/}$prefix"
+  else
+    printf '%s\n' "$prefix"
+  fi
 }
 
 # header_version TOOL HEADER MACRO: prints MAJOR.MINOR from `#define MACRO_MAJOR Nu` and

@@ -15,6 +15,7 @@ packages=(
   python3-venv                             # tools/venv.sh: the converter tests' virtual environment (tools/requirements.txt from PyPI)
   python3-numpy python3-pytest             # bindings/python tests (scripts/test.sh runs them in Debian's python3)
   python3-cryptography                     # audit tests: the independent bundle verifier (Tests/AuditTests/verify_bundle.py)
+  dpkg-dev binutils util-linux  # scripts/package-deb.sh (dpkg-shlibdeps), install.sh (readelf, strip), scripts/test-install.sh (unshare)
   ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav  # real players in the relay tests; the video tests use ffmpeg, y4mdec and checksumsink (plugins-bad)
 )
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's first command: install what is missing, build in release mode, install the
+# The README's first command: install what is missing, build in release mode
+# (scripts/build-release.sh: static Swift standard library), install the
 # backends into plugins.d/, and run the main job on the bundled sample data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
-swift build -c release
+# The static release build make install and the install tests use too (one build, not two).
+scripts/build-release.sh
 scripts/install-plugins.sh release plugins.d
 bin="$(swift build -c release --show-bin-path)/waihost"
 echo "== waihost probe" >&2

@@ -81,4 +81,20 @@ binding_case || [ -f "$results/binding.xml" ] || \
   printf '<testsuite><testcase classname="binding" name="pytest"><failure message="/usr/bin/python3 -m pytest did not run"/></testcase></testsuite>\n' > "$results/binding.xml"
 expected+=("$results/binding.xml")
 
+# WaiHost installed as a system library (docs/configuration.md §5), from the static release
+# build that scripts/setup.sh also makes (built here when absent): the make-install tree and
+# the .deb, each run with the Swift toolchain hidden (scripts/test-install.sh).
+for case in tree deb; do
+  echo "== install: $case (scripts/test-install.sh)" >&2
+  if scripts/test-install.sh "$case" 2> "$results/install-$case.log"; then
+    printf '<testsuite><testcase classname="Install" name="%s"/></testsuite>\n' "$case" > "$results/install-$case.xml"
+  else
+    tail -n 40 "$results/install-$case.log" >&2
+    reason="$(grep -m1 'FAIL:' "$results/install-$case.log" | sed 's/[&<>"]/_/g')"
+    printf '<testsuite><testcase classname="Install" name="%s"><failure message="%s"/></testcase></testsuite>\n' \
+      "$case" "${reason:-see .build/test-results/install-$case.log}" > "$results/install-$case.xml"
+  fi
+  expected+=("$results/install-$case.xml")
+done
+
 python3 scripts/test-summary.py "${expected[@]}"

@@ -8,7 +8,8 @@
  *   cc -o cdecode cdecode.c $(pkg-config --cflags --libs waihost)
  *   cdecode [-u UNIT] [-b] [-l] [-o OUT.rgb] MODEL_DIR IN.wai
  *
- *   -u UNIT   best (default), reference, cpu, gpu, other, NAME or NAME:INDEX
+ *   -u UNIT   best, reference, cpu, gpu, other, NAME or NAME:INDEX (default: the
+ *             configuration's unit, best unless waihost.conf or WAIHOST_UNIT says otherwise)
  *   -b        decode into a buffer this program owns (sized with waihost_image_size)
  *   -l        list the probed units first
  *   -o FILE   write the RGB8 rows to FILE
@@ -57,7 +58,7 @@ static int fail(const char *what, waihost_status s, const char *msg) {
 }
 
 int main(int argc, char **argv) {
-    const char *unit = "best", *out = NULL;
+    const char *unit = NULL, *out = NULL;   /* NULL: the configuration's unit (docs/configuration.md §3) */
     int own_buffer = 0, list = 0, json = 0, opt;
     while ((opt = getopt(argc, argv, "u:blo:j")) != -1) {
         switch (opt) {

@@ -7,7 +7,13 @@
 // each ending in LF. The public line is redundant and checked on load, so a damaged or
 // hand-edited file is refused instead of signing under a key nobody expects.
 
+// FoundationEssentials, not Foundation: Foundation's ICU data (about 30 MB) would otherwise be
+// linked statically into the unit worker and libwaihost, which need none of it.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,12 +65,29 @@ public enum KeyFile {
         return key
     }
 
+    /// A key file is three short lines; anything larger is refused before it is read.
+    static let sizeLimit = 4096
+
     public static func read(path: String) throws(KeyFileError) -> Ed25519PrivateKey {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadable(path: path, reason: error.localizedDescription)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        guard st.st_size <= sizeLimit else {
+            throw .malformed(path: path, line: 1, reason: "\(st.st_size) bytes; a key file is at most \(sizeLimit)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if n == 0 { break }
+            done += n
+        }
+        guard let text = String(validating: bytes[..<done], as: UTF8.self) else {
             throw .malformed(path: path, line: 1, reason: "not UTF-8 text")
         }
         return try decode(text, path: path)

@@ -61,6 +61,7 @@ public final class BackendHost: @unchecked Sendable {
     /// Probes every unit of every plugin (cached verdicts are reused unless `fresh`).
     /// `progress` receives human-readable lines while units are probed.
     public func probe(fresh: Bool = false, progress: ((String) -> Void)? = nil) throws -> ProbeResult {
+        if let e = configuration.configurationError { throw e }
         let result = ProbeRunner(configuration: configuration, pool: workers, progress: progress).run(fresh: fresh)
         lock.withLock {
             probeResult = result
@@ -80,11 +81,13 @@ public final class BackendHost: @unchecked Sendable {
     }
 
     /// Runs a verified graph. Inputs must meet the graph's input contract. Nothing runs on
-    /// a unit that did not pass the probe.
+    /// a unit that did not pass the probe. No selection: the configuration's default unit.
     /// `model` names the model set's graph this is (docs/probe.md §9): a plugin unit runs
     /// it only once qualified for it.
-    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on selection: UnitSelection = .best,
+    public func run(_ graph: IntegerGraph, inputs: [TensorValue], on requested: UnitSelection? = nil,
                     model: ModelGraphID? = nil) throws -> (outputs: [TensorValue], report: RunReport) {
+        if let e = configuration.configurationError { throw e }
+        let selection = requested ?? configuration.defaultUnit
         try verifyOnce(graph)
         try checkInputContract(graph, inputs)
         if selection == .reference {

@@ -30,6 +30,14 @@ public struct HostConfiguration: Sendable, Equatable {
     public var probeParallelism: Int
     /// How often runs on plugin units are spot-checked against the reference (docs/probe.md §7).
     public var spotCheck: SpotCheckPolicy
+    /// The unit a run uses when the caller names none (`--unit` absent, a NULL unit in the
+    /// C API): the configuration's `unit`, else the best accepted one.
+    public var defaultUnit: UnitSelection = .best
+    /// Units hidden from the host: never probed, listed or run on (docs/configuration.md §4).
+    public var unitFilter: UnitFilter = .all
+    /// A configuration file line or variable that did not parse; the host refuses to probe
+    /// or run with it, so a typo is never silently ignored.
+    public var configurationError: ConfigurationError?
 
     public init(pluginDirectories: [String], cacheDirectory: String?, unitWorker: String?,
                 probeTimeout: Double = 20, runTimeout: Double = 120,
@@ -61,27 +69,96 @@ public struct HostConfiguration: Sendable, Equatable {
 
     public static let unitWorkerName = "waihost-unit-worker"
 
-    /// WAI_PLUGIN_PATH, WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_UNIT_WORKER,
-    /// WAIHOST_PROBE_TIMEOUT, WAIHOST_RUN_TIMEOUT, WAIHOST_SPOT_CHECK (every, off, sample:N;
-    /// an invalid value keeps the default, every run), and the default plugin folders next to
-    /// the executable.
+    /// The configuration the `waihost` CLI and `waihost_open` start from
+    /// (docs/configuration.md): defaults, then `/etc/waihost/waihost.conf`, then
+    /// `$XDG_CONFIG_HOME/waihost/waihost.conf`, then the environment (WAI_PLUGIN_PATH,
+    /// WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_UNIT_WORKER, WAIHOST_UNIT,
+    /// WAIHOST_HIDE, WAIHOST_VISIBLE, WAIHOST_SPOT_CHECK, WAIHOST_PROBE_TIMEOUT,
+    /// WAIHOST_RUN_TIMEOUT), each later one overriding. A bad file line or variable is kept in
+    /// `configurationError`, which the host's probe and runs throw.
     public static func fromEnvironment() -> HostConfiguration {
-        let env = Environment.current
-        let exe = executablePath()
-        var dirs = (env["WAI_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
-        for d in defaultPluginDirectories(executable: exe) where isDirectory(d) && !dirs.contains(d) {
-            dirs.append(d)
+        resolve(environment: Environment.current, systemConfig: systemConfigFile,
+                executable: executablePath(), library: libraryPath())
+    }
+
+    /// The system-wide configuration file (FHS: host-specific configuration under /etc).
+    public static let systemConfigFile = "/etc/waihost/waihost.conf"
+
+    /// `$XDG_CONFIG_HOME/waihost/waihost.conf` (used when absolute), else
+    /// `~/.config/waihost/waihost.conf`; nil without either.
+    public static func userConfigFile(_ env: [String: String]) -> String? {
+        if let x = env["XDG_CONFIG_HOME"], x.hasPrefix("/") { return x + "/waihost/waihost.conf" }
+        if let h = env["HOME"], !h.isEmpty { return h + "/.config/waihost/waihost.conf" }
+        return nil
+    }
+
+    /// fromEnvironment() with everything it reads passed in (tests give their own).
+    static func resolve(environment env: [String: String], systemConfig: String?,
+                        executable: String?, library: String?) -> HostConfiguration {
+        var problem: ConfigurationError?
+        var settings = ConfigLayer()
+        for file in [systemConfig, userConfigFile(env)].compactMap({ $0 }) where problem == nil {
+            do { settings = settings.overridden(by: try ConfigFile.load(path: file)) } catch { problem = error }
         }
-        func seconds(_ name: String, _ fallback: Double) -> Double {
-            if let t = env[name].flatMap(Double.init), t > 0, t.isFinite { return t }
-            return fallback
+        if problem == nil {
+            do { settings = settings.overridden(by: try environmentLayer(env)) } catch { problem = error }
         }
-        return HostConfiguration(pluginDirectories: dirs,
-                                 cacheDirectory: defaultCacheDirectory(env),
-                                 unitWorker: defaultUnitWorker(env, executable: exe, library: libraryPath()),
-                                 probeTimeout: seconds("WAIHOST_PROBE_TIMEOUT", 20),
-                                 runTimeout: seconds("WAIHOST_RUN_TIMEOUT", 120),
-                                 spotCheck: env["WAIHOST_SPOT_CHECK"].flatMap { try? SpotCheckPolicy(parsing: $0) } ?? .everyRun)
+        var c = HostConfiguration(pluginDirectories: pluginSearchPath(environment: env, configured: settings.pluginPath,
+                                                                      executable: executable, library: library),
+                                  cacheDirectory: defaultCacheDirectory(env),
+                                  unitWorker: defaultUnitWorker(env, executable: executable, library: library),
+                                  probeTimeout: settings.probeTimeout ?? 20,
+                                  runTimeout: settings.runTimeout ?? 120,
+                                  spotCheck: settings.spotCheck ?? .everyRun)
+        c.defaultUnit = settings.unit ?? .best
+        c.unitFilter = UnitFilter(hide: settings.hide ?? [], visible: settings.visible)
+        c.configurationError = problem
+        return c
+    }
+
+    /// The variables that override the configuration files, read as the files' keys are.
+    static func environmentLayer(_ env: [String: String]) throws(ConfigurationError) -> ConfigLayer {
+        var layer = ConfigLayer()
+        let variables: [(String, ConfigKey)] = [
+            ("WAIHOST_UNIT", .unit), ("WAIHOST_HIDE", .hide), ("WAIHOST_VISIBLE", .visible),
+            ("WAIHOST_SPOT_CHECK", .spotCheck), ("WAIHOST_PROBE_TIMEOUT", .probeTimeout),
+            ("WAIHOST_RUN_TIMEOUT", .runTimeout),
+        ]
+        for (name, key) in variables {
+            guard let value = env[name], !value.isEmpty else { continue }
+            do { try layer.set(key, value) } catch {
+                throw ConfigurationError(location: name, reason: error.reason)
+            }
+        }
+        return layer
+    }
+
+    /// Where plugins are looked for, in order (docs/configuration.md §1): WAI_PLUGIN_PATH,
+    /// the configuration's plugin_path, `$XDG_DATA_HOME/waihost/plugins.d`, the folders
+    /// beside the program (defaultPluginDirectories), `waihost/plugins.d` beside the
+    /// library WaiHost was loaded from, `/usr/local/lib/waihost/plugins.d`,
+    /// `/usr/lib/waihost/plugins.d`. Named folders are always listed (one that cannot be
+    /// read becomes a `failed` row); the others only when they exist.
+    static func pluginSearchPath(environment env: [String: String], configured: [String]?,
+                                 executable: String?, library: String?) -> [String] {
+        var dirs: [String] = []
+        func add(_ d: String) { if !dirs.contains(d) { dirs.append(d) } }
+        (env["WAI_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }.forEach(add)
+        (configured ?? []).forEach(add)
+        var found: [String] = []
+        if let data = userDataDirectory(env) { found.append(data + "/waihost/plugins.d") }
+        found += defaultPluginDirectories(executable: executable)
+        if let lib = library, lib != executable { found.append(parent(lib) + "/waihost/plugins.d") }
+        found += ["/usr/local/lib/waihost/plugins.d", "/usr/lib/waihost/plugins.d"]
+        for d in found where isDirectory(d) { add(d) }
+        return dirs
+    }
+
+    /// `$XDG_DATA_HOME` (when absolute), else `~/.local/share`.
+    static func userDataDirectory(_ env: [String: String]) -> String? {
+        if let x = env["XDG_DATA_HOME"], x.hasPrefix("/") { return x }
+        if let h = env["HOME"], !h.isEmpty { return h + "/.local/share" }
+        return nil
     }
 
     /// Built-in plugin folders, searched after WAI_PLUGIN_PATH when they exist:
@@ -106,27 +183,26 @@ public struct HostConfiguration: Sendable, Equatable {
         return nil
     }
 
-    /// The search order of docs/probe.md §3: `WAIHOST_UNIT_WORKER`; else
-    /// `waihost-unit-worker` beside the object WaiHost is linked into (a shared library or
-    /// the program), else beside the program; else `PREFIX/lib/waihost/`, where `make
-    /// install` and scripts/install-plugins.sh put it — for a library in `PREFIX/lib` and a
-    /// program in `PREFIX/bin`; else `PREFIX/libexec/waihost/` of the same two prefixes;
-    /// else `/usr/local/lib/waihost/`, `/usr/lib/waihost/`, `/usr/local/libexec/waihost/`,
-    /// `/usr/libexec/waihost/`. PATH is not searched: an embedding application needs no
-    /// `waihost` CLI.
+    /// `WAIHOST_UNIT_WORKER`; else `waihost-unit-worker` beside the object WaiHost is linked
+    /// into (a shared library or the program), else beside the program; else the install
+    /// locations: `waihost/` beside the library (`<prefix>/lib/waihost/`, where `make install`
+    /// puts it), `<prefix>/lib/waihost/` and `<prefix>/libexec/waihost/` of the program's
+    /// and the library's prefix, then the same under `/usr/local` and `/usr`. PATH is not
+    /// searched: an embedding application needs no `waihost` CLI.
     static func defaultUnitWorker(_ env: [String: String], executable: String?, library: String?) -> String? {
         if let p = env["WAIHOST_UNIT_WORKER"], !p.isEmpty { return p }
         var candidates: [String] = []
         for object in [library, executable].compactMap({ $0 }) {
             candidates.append(parent(object) + "/" + unitWorkerName)
         }
-        if let library { candidates.append(parent(library) + "/waihost/" + unitWorkerName) }
-        if let executable { candidates.append(parent(parent(executable)) + "/lib/waihost/" + unitWorkerName) }
+        if let library, library != executable { candidates.append(parent(library) + "/waihost/" + unitWorkerName) }
         for object in [executable, library].compactMap({ $0 }) {
+            candidates.append(parent(parent(object)) + "/lib/waihost/" + unitWorkerName)
             candidates.append(parent(parent(object)) + "/libexec/waihost/" + unitWorkerName)
         }
-        candidates += ["/usr/local/lib/waihost/", "/usr/lib/waihost/", "/usr/local/libexec/waihost/", "/usr/libexec/waihost/"]
-            .map { $0 + unitWorkerName }
+        for prefix in ["/usr/local", "/usr"] {
+            candidates += [prefix + "/lib/waihost/" + unitWorkerName, prefix + "/libexec/waihost/" + unitWorkerName]
+        }
         return candidates.first { access($0, X_OK) == 0 }
     }
 

@@ -58,7 +58,8 @@ public func waihost_decode(_ host: OpaquePointer?, _ payload: UnsafePointer<UInt
         guard let image else { throw CAPIFailure.null("image") }
         try CAPIFailure.checkSize(image.pointee.struct_size, "waihost_image", minimum: MemoryLayout<waihost_image>.size)
         guard let modelDir else { throw CAPIFailure.null("model_dir") }
-        let selection = try during(.other) { try UnitSelection(parsing: optionalString(unit) ?? "best") }
+        // NULL: the configuration's default unit (docs/configuration.md §3), "best" unless set.
+        let selection = try during(.other) { try optionalString(unit).map { try UnitSelection(parsing: $0) } } ?? handle.host.configuration.defaultUnit
         let bytes = try payloadBytes(payload, length)
 
         // A caller-owned buffer is checked against the header before any decoding work.

@@ -28,6 +28,8 @@ extension HostConfiguration {
     /// members are touched, so the host's own additions keep their defaults.
     static func from(_ options: UnsafePointer<waihost_open_options>?) throws -> HostConfiguration {
         var c = HostConfiguration.fromEnvironment()
+        // A bad configuration file line or variable fails the open, naming it.
+        if let e = c.configurationError { throw CAPIFailure(WAIHOST_ERR_FAILED, "configuration: \(e)") }
         guard let options else { return c }
         let o = options.pointee
         try CAPIFailure.checkSize(o.struct_size, "waihost_open_options",

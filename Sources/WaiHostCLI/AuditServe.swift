@@ -17,14 +17,17 @@ enum AuditServe {
           --db LOCATION        sqlite:PATH (WAL, synchronous=FULL) or a libpq postgres:// URI
           --key FILE           the owner's key file (waihost keygen); bundles must be addressed to it
           --port N             TCP port (default 8480; 0 picks a free one)
-          --bind ADDR          IPv4 address to listen on (default 127.0.0.1)
+          --bind ADDR          address to listen on, IPv4 or IPv6 (repeatable; default
+                               127.0.0.1 and ::1, the IPv4 and IPv6 loopback)
           --max-connections N  concurrent connections (default 256)
           --max-upload-mb N    request bodies held at once, all connections together
                                (default 256, at least 16); beyond it uploads get 503
           --trust HEX          accept only bindings by these installation keys (repeatable;
                                default: any installation key whose binding verifies)
 
-        Prints {"port":N,"db":"…"} on stdout once listening; SIGINT/SIGTERM stop it.
+        Prints {"port":N,"bind":"…","listen":["127.0.0.1:N","[::1]:N"],"db":"…","owner":"…"}
+        on stdout once listening; SIGINT/SIGTERM stop it. GET /health: 200 when the store
+        takes writes.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -32,7 +35,7 @@ enum AuditServe {
         var db: String?
         var keyPath: String?
         var port: UInt16 = 8480
-        var bind = "127.0.0.1"
+        var binds: [String] = []
         var connections = CollectorServer.defaultConnectionLimit
         var trusted: Set<Ed25519PublicKey>?
         var uploadBudget = CollectorServer.defaultUploadBudget
@@ -43,7 +46,7 @@ enum AuditServe {
             case "--port":
                 guard let p = UInt16(try args.value(for: a)) else { throw UsageError(message: "--port needs 0…65535") }
                 port = p
-            case "--bind": bind = try args.value(for: a)
+            case "--bind": binds.append(try args.value(for: a))
             case "--max-connections":
                 guard let n = UInt32(try args.value(for: a)), n > 0, n <= 4096 else {
                     throw UsageError(message: "--max-connections needs 1…4096")
@@ -77,15 +80,30 @@ enum AuditServe {
         signal(SIGPIPE, SIG_IGN)
 
         let store = try location.open()
-        let server = try CollectorServer(service: CollectorService(store: store, ownerKey: key, trustedInstallationKeys: trusted),
-                                         port: port, bindAddress: bind, connectionLimit: connections,
-                                         uploadBudget: uploadBudget)
+        let service = CollectorService(store: store, ownerKey: key, trustedInstallationKeys: trusted)
+        func serve(_ addresses: [String]) throws -> CollectorServer {
+            try CollectorServer(service: service, port: port, bindAddresses: addresses, connectionLimit: connections,
+                                uploadBudget: uploadBudget)
+        }
+        let server: CollectorServer
+        if !binds.isEmpty {
+            server = try serve(binds)
+        } else {
+            // Both loopbacks by default; a kernel without IPv6 leaves IPv4 (and says so).
+            do { server = try serve(CollectorServer.loopback) } catch HTTPServerError.socket(let step, let e)
+                where e == EADDRNOTAVAIL || e == EAFNOSUPPORT {
+                Output.err("waihost audit serve: no IPv6 loopback (\(step): \(String(cString: strerror(e)))); listening on 127.0.0.1 only")
+                server = try serve(["127.0.0.1"])
+            }
+        }
+        let bind = server.http.addresses[0]
+        let listening = server.http.addresses.map { ($0.contains(":") ? "[\($0)]" : $0) + ":\(server.port)" }
         let shown: String
         switch location {
         case .sqlite(let p): shown = "sqlite:" + p
         case .postgres: shown = "postgres"
         }
-        Output.out("{\"port\":\(server.port),\"bind\":\"\(bind)\",\"db\":\"\(jsonEscaped(shown))\",\"owner\":\"\(key.publicKey.hex)\"}")
+        Output.out("{\"port\":\(server.port),\"bind\":\"\(jsonEscaped(bind))\",\"listen\":[\(listening.map { "\"\(jsonEscaped($0))\"" }.joined(separator: ","))],\"db\":\"\(jsonEscaped(shown))\",\"owner\":\"\(key.publicKey.hex)\"}")
         fflush(stdout)
         var sig: Int32 = 0
         sigwait(&stopSignals, &sig)

@@ -128,7 +128,7 @@ enum BenchCommand: Command {
         let set = try IntHyperModelSet.load(directory: dir, needsAnalysis: true)
 
         let host = BackendHost(configuration: configuration)
-        let sel = selection ?? .best
+        let sel = selection ?? host.configuration.defaultUnit
         if sel != .reference { _ = try host.currentProbe() }
         let runner = HostGraphRunner(host: host, selection: sel)
         let picture = try SamplePicture.make(width: size.width, height: size.height)

@@ -85,7 +85,7 @@ enum DecodeCommand: Command {
         }
         let set = try IntHyperModelSet.load(directory: folder)
         let host = BackendHost(configuration: options.configuration())
-        let sel = selection ?? .best
+        let sel = selection ?? host.configuration.defaultUnit
         // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
         if sel != .reference { _ = try host.currentProbe() }
         let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: HostGraphRunner(host: host, selection: sel))

@@ -120,7 +120,8 @@ enum EncodeCommand: Command {
         let picture = try PictureFile.read(path: input, size: size) { w, h in
             try IntHyperSizeLimit.check(set, width: w, height: h, encoding: true)
         }
-        let runner = HostGraphRunner(host: BackendHost(configuration: options.configuration()), selection: selection ?? .best)
+        let host = BackendHost(configuration: options.configuration())
+        let runner = HostGraphRunner(host: host, selection: selection ?? host.configuration.defaultUnit)
         let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw,
                                                         version: version)
         try LocalFile.write(bytes, to: out)

@@ -20,22 +20,35 @@ struct ClientError: Error, CustomStringConvertible {
 
 enum TestHTTP {
     /// One request on a fresh connection (`Connection: close`); reads the reply to EOF.
+    /// `ipv6`: to [::1] instead of 127.0.0.1.
     static func send(port: UInt16, method: String, target: String, contentType: String? = nil,
-                     body: [UInt8] = [], declaredLength: Int? = nil) throws -> HTTPReply {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                     body: [UInt8] = [], declaredLength: Int? = nil, ipv6: Bool = false) throws -> HTTPReply {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket: errno \(errno)") }
         defer { close(fd) }
         var tv = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let host = ipv6 ? "[::1]:\(port)" : "127.0.0.1:\(port)"
+        let rc: Int32
+        if ipv6 {
+            var addr = sockaddr_in6()
+            addr.sin6_family = sa_family_t(AF_INET6)
+            addr.sin6_port = port.bigEndian
+            addr.sin6_addr = in6addr_loopback
+            rc = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            rc = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
-        guard rc == 0 else { throw ClientError(description: "connect 127.0.0.1:\(port): errno \(errno)") }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        guard rc == 0 else { throw ClientError(description: "connect \(host): errno \(errno)") }
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         if let t = contentType { head += "Content-Type: \(t)\r\n" }
         if method == "POST" || !body.isEmpty { head += "Content-Length: \(declaredLength ?? body.count)\r\n" }
         head += "\r\n"
@@ -84,8 +97,8 @@ enum TestHTTP {
         return HTTPReply(status: status, body: body)
     }
 
-    static func postBundle(port: UInt16, _ bytes: [UInt8]) throws -> HTTPReply {
-        try send(port: port, method: "POST", target: "/v1/sessions", contentType: "application/json", body: bytes)
+    static func postBundle(port: UInt16, _ bytes: [UInt8], ipv6: Bool = false) throws -> HTTPReply {
+        try send(port: port, method: "POST", target: "/v1/sessions", contentType: "application/json", body: bytes, ipv6: ipv6)
     }
 }
 

@@ -52,5 +52,16 @@ final class CryptoTests: XCTestCase {
         XCTAssertThrowsError(try KeyFile.decode(KeyFile.encode(key).replacingOccurrences(of: "v1", with: "v2"), path: "x")) { e in
             XCTAssertEqual(e as? KeyFileError, .malformed(path: "x", line: 1, reason: "expected '\(KeyFile.header)'"))
         }
+        // Read with POSIX calls (no Foundation): the system's reason, bounded before reading.
+        XCTAssertThrowsError(try KeyFile.read(path: dir.path + "/none.key")) { e in
+            XCTAssertEqual(e as? KeyFileError, .unreadable(path: dir.path + "/none.key", reason: "No such file or directory"))
+        }
+        XCTAssertThrowsError(try KeyFile.read(path: dir.path)) { e in
+            XCTAssertEqual(e as? KeyFileError, .unreadable(path: dir.path, reason: "not a regular file"))
+        }
+        try String(repeating: "x", count: 5000).write(toFile: dir.path + "/big.key", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try KeyFile.read(path: dir.path + "/big.key")) { e in
+            XCTAssertEqual(e as? KeyFileError, .malformed(path: dir.path + "/big.key", line: 1, reason: "5000 bytes; a key file is at most 4096"))
+        }
     }
 }

@@ -188,12 +188,23 @@ public final class CollectorServer: @unchecked Sendable {
     public static let defaultUploadBudget = 256 << 20
     public let uploads: BodyBudget
 
-    public init(service: CollectorService, port: UInt16 = 0, bindAddress: String = "127.0.0.1",
+    /// The loopback addresses `waihost audit serve` listens on by default.
+    public static let loopback = ["127.0.0.1", "::1"]
+
+    public convenience init(service: CollectorService, port: UInt16 = 0, bindAddress: String = "127.0.0.1",
+                            connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit,
+                            uploadBudget: Int = CollectorServer.defaultUploadBudget) throws {
+        try self.init(service: service, port: port, bindAddresses: [bindAddress], connectionLimit: connectionLimit,
+                      uploadBudget: uploadBudget)
+    }
+
+    /// One port on every address (IPv4 or IPv6); the upload budget is shared by all.
+    public init(service: CollectorService, port: UInt16 = 0, bindAddresses: [String],
                 connectionLimit: UInt32 = CollectorServer.defaultConnectionLimit,
                 uploadBudget: Int = CollectorServer.defaultUploadBudget) throws {
         self.service = service
         uploads = BodyBudget(limit: max(uploadBudget, AuditLimits.bundleBytes))
-        http = try HTTPServer(port: port, bindAddress: bindAddress, connectionTimeoutSeconds: 30,
+        http = try HTTPServer(port: port, bindAddresses: bindAddresses, connectionTimeoutSeconds: 30,
                               connectionLimit: connectionLimit, maxRequestBody: AuditLimits.bundleBytes,
                               bodyBudget: uploads) { [service] request in
             service.handle(request)

@@ -13,17 +13,20 @@ public enum HTTPServerError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .socket(let step, let e): return "loopback listener: \(step) failed: \(String(cString: strerror(e)))"
-        case .daemonStart(let port): return "libmicrohttpd did not start on 127.0.0.1:\(port)"
+        case .daemonStart(let port): return "libmicrohttpd did not start on port \(port)"
         }
     }
 }
 
-/// Serves `handler` on 127.0.0.1 only. `port` 0 picks a free port; `port` says which.
+/// Serves `handler` on 127.0.0.1 only, or on the addresses given (IPv4 or IPv6, all on one
+/// port). `port` 0 picks a free port; `port` says which.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     public let port: UInt16
-    private var daemon: OpaquePointer?
+    /// The addresses listened on, in the order given.
+    public let addresses: [String]
+    private var daemons: [OpaquePointer] = []
     private let box: HandlerBox
     private let lock = Mutex()
 
@@ -32,14 +35,43 @@ public final class HTTPServer: @unchecked Sendable {
     /// `bindAddress` is an IPv4 address; the default keeps the relay on loopback.
     /// `slowClients`: per-request header and body deadlines (ConnectionWatch); nil leaves only
     /// libmicrohttpd's idle timeout.
-    public init(port requested: UInt16 = 0, bindAddress: String = "127.0.0.1",
+    public convenience init(port requested: UInt16 = 0, bindAddress: String = "127.0.0.1",
+                            connectionTimeoutSeconds: UInt32 = 60, connectionLimit: UInt32 = 64,
+                            maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil, bodyBudget: BodyBudget? = nil,
+                            handler: @escaping Handler) throws {
+        try self.init(port: requested, bindAddresses: [bindAddress], connectionTimeoutSeconds: connectionTimeoutSeconds,
+                      connectionLimit: connectionLimit, maxRequestBody: maxRequestBody, slowClients: slowClients,
+                      bodyBudget: bodyBudget, handler: handler)
+    }
+
+    /// One listener per address, all on the same port (the first address's, when `port` is
+    /// 0), each its own libmicrohttpd daemon over the one handler; `connectionLimit` holds
+    /// per address. An IPv6 listener takes IPv6 only (IPV6_V6ONLY).
+    public init(port requested: UInt16 = 0, bindAddresses: [String],
                 connectionTimeoutSeconds: UInt32 = 60, connectionLimit: UInt32 = 64,
                 maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil, bodyBudget: BodyBudget? = nil,
                 handler: @escaping Handler) throws {
-        let (fd, bound) = try Self.listener(address: bindAddress, port: requested)
+        guard !bindAddresses.isEmpty else { throw HTTPServerError.socket(step: "listen (no address given)", errno: EINVAL) }
+        let sockets = try Self.listeners(addresses: bindAddresses, port: requested)
         let watch = slowClients.map { ConnectionWatch($0, limit: Int(connectionLimit)) }
         box = HandlerBox(handler, maxBody: maxRequestBody, watch: watch, budget: bodyBudget)
-        port = bound
+        port = sockets.port
+        addresses = bindAddresses
+        for (i, fd) in sockets.fds.enumerated() {
+            guard let d = Self.startDaemon(fd: fd, box: box, connectionTimeoutSeconds: connectionTimeoutSeconds,
+                                           connectionLimit: connectionLimit, watching: watch != nil) else {
+                for rest in sockets.fds[i...] { close(rest) }
+                daemons.forEach { MHD_stop_daemon($0) }
+                daemons = []
+                throw HTTPServerError.daemonStart(port: sockets.port)
+            }
+            daemons.append(d)
+        }
+        watch?.start()
+    }
+
+    private static func startDaemon(fd: Int32, box: HandlerBox, connectionTimeoutSeconds: UInt32,
+                                    connectionLimit: UInt32, watching: Bool) -> OpaquePointer? {
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_POLL.rawValue
         let cls = Unmanaged.passUnretained(box).toOpaque()
@@ -52,19 +84,13 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self),
             Int(bitPattern: cls),
         ]
-        if watch != nil {
+        if watching {
             opts += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), Int(bitPattern: cls)]
         }
         opts.append(MHD_OPTION.END.rawValue)
-        let d = withVaList(opts) { va in
+        return withVaList(opts) { va in
             MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, cls, va)
         }
-        guard let d = d else {
-            close(fd)
-            throw HTTPServerError.daemonStart(port: bound)
-        }
-        daemon = d
-        watch?.start()
     }
 
     /// Connections cut for missing a header or body deadline so far (0 without `slowClients`).
@@ -72,49 +98,88 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes the listener and every connection; waits for handlers to return.
     public func stop() {
-        let d: OpaquePointer? = lock.locked {
-            let d = daemon
-            daemon = nil
-            return d
+        let ds: [OpaquePointer] = lock.locked {
+            let ds = daemons
+            daemons = []
+            return ds
         }
-        if let d = d { MHD_stop_daemon(d) }
+        ds.forEach { MHD_stop_daemon($0) }
         box.watch?.stop()
     }
 
     deinit { stop() }
 
-    /// Binding the socket here (not through libmicrohttpd's port option) pins the address to
-    /// 127.0.0.1 and lets getsockname report the port the kernel chose for port 0.
-    private static func listener(address: String, port: UInt16) throws -> (Int32, UInt16) {
-        var inaddr = in_addr()
-        guard inet_pton(AF_INET, address, &inaddr) == 1 else {
-            throw HTTPServerError.socket(step: "parse bind address \(address)", errno: EINVAL)
+    /// Binds every address on one port: the first picks it when `port` is 0, the others take
+    /// the same; when another program holds that port on a later address, a new port is
+    /// tried (a few times).
+    private static func listeners(addresses: [String], port: UInt16) throws -> (fds: [Int32], port: UInt16) {
+        var attempt = 0
+        while true {
+            var fds: [Int32] = []
+            do {
+                var chosen = port
+                for a in addresses {
+                    let (fd, bound) = try listener(address: a, port: chosen)
+                    fds.append(fd)
+                    chosen = bound
+                }
+                return (fds, chosen)
+            } catch HTTPServerError.socket(_, let e) where e == EADDRINUSE && port == 0 && !fds.isEmpty && attempt < 8 {
+                fds.forEach { close($0) }
+                attempt += 1
+            } catch {
+                fds.forEach { close($0) }
+                throw error
+            }
         }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HTTPServerError.socket(step: "socket", errno: errno) }
+    }
+
+    /// Binding the socket here (not through libmicrohttpd's port option) pins the address
+    /// (127.0.0.1, ::1, …) and lets getsockname report the port the kernel chose for port 0.
+    private static func listener(address: String, port: UInt16) throws -> (Int32, UInt16) {
+        var storage = sockaddr_storage()
+        let length: Int
+        var in4 = in_addr(), in6 = in6_addr()
+        if inet_pton(AF_INET, address, &in4) == 1 {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = port.bigEndian
+            a.sin_addr = in4
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: a, as: sockaddr_in.self) }
+            length = MemoryLayout<sockaddr_in>.size
+        } else if inet_pton(AF_INET6, address, &in6) == 1 {
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = port.bigEndian
+            a.sin6_addr = in6
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: a, as: sockaddr_in6.self) }
+            length = MemoryLayout<sockaddr_in6>.size
+        } else {
+            throw HTTPServerError.socket(step: "parse bind address \(address) (an IPv4 or IPv6 address)", errno: EINVAL)
+        }
+        let family = Int32(storage.ss_family)
+        let shown = family == AF_INET6 ? "[\(address)]:\(port)" : "\(address):\(port)"
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HTTPServerError.socket(step: "socket for \(shown)", errno: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr = inaddr
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        // ::1 means IPv6 loopback only; 127.0.0.1 has its own listener.
+        if family == AF_INET6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
         }
         guard bound == 0 else {
             let e = errno
             close(fd)
-            throw HTTPServerError.socket(step: "bind \(address):\(port)", errno: e)
+            throw HTTPServerError.socket(step: "bind \(shown)", errno: e)
         }
         guard listen(fd, 128) == 0 else {
             let e = errno
             close(fd)
             throw HTTPServerError.socket(step: "listen", errno: e)
         }
-        var actual = sockaddr_in()
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var actual = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let got = withUnsafeMutablePointer(to: &actual) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
         }
@@ -123,7 +188,10 @@ public final class HTTPServer: @unchecked Sendable {
             close(fd)
             throw HTTPServerError.socket(step: "getsockname", errno: e)
         }
-        return (fd, UInt16(bigEndian: actual.sin_port))
+        let chosen = withUnsafeBytes(of: &actual) { raw -> UInt16 in
+            family == AF_INET6 ? raw.load(as: sockaddr_in6.self).sin6_port : raw.load(as: sockaddr_in.self).sin_port
+        }
+        return (fd, UInt16(bigEndian: chosen))
     }
 }
 

@@ -7,6 +7,11 @@ public struct HostGraphRunner: GraphRunner {
         self.host = host; self.selection = selection
     }
 
+    /// On the unit the host's configuration names by default (docs/configuration.md §3, `unit`).
+    public init(host: BackendHost) {
+        self.init(host: host, selection: host.configuration.defaultUnit)
+    }
+
     /// The reference interpreter, with no plugins to look at.
     public static func reference() -> HostGraphRunner {
         HostGraphRunner(host: BackendHost(configuration: HostConfiguration(pluginDirectories: [], cacheDirectory: nil,

@@ -78,7 +78,8 @@ struct ProbeRunner {
                                                 unit: "unknown", index: nil, driver: "", state: .failed,
                                                 reason: "the backend offers no units (no usable device)"))
                 }
-                for u in units {
+                // A hidden unit is left out as if the backend did not offer it (docs/configuration.md §4).
+                for u in units where configuration.unitFilter.admits(backend: name, index: u.index, kind: u.kind) {
                     let key = ProbeCache.key(pluginSHA256: sha, unit: u)
                     var row = UnitProbeRecord(backend: name, path: path, backendVersion: version, device: u.device,
                                               unit: u.kind.rawValue, index: u.index, driver: u.driver,

@@ -2,7 +2,8 @@
 /// docs/capabilities/int_hyper.md §13): what `waihost encode --quality Q` uses, and what
 /// `waihost decode` tries when no `--model` is given. Found through WAIHOST_MODEL_DIR, else
 /// `samples/models` in the nearest folder above the executable that has one (a build under
-/// `.build/` of a checkout), else `samples/models` in the current folder.
+/// `.build/` of a checkout), else the installed `<prefix>/share/waihost/models`
+/// (docs/configuration.md §5), else `samples/models` in the current folder.
 public enum ShippedModelSets {
     public static let qualities = 1...3
     public static let defaultQuality = 2
@@ -44,6 +45,16 @@ public enum ShippedModelSets {
                 if up == dir { break }
                 dir = up
             }
+        }
+        // Installed (`make install`): `<prefix>/share/waihost/models` of the program's or the
+        // library's prefix, then /usr/local and /usr.
+        var installed = [HostConfiguration.executablePath(), HostConfiguration.libraryPath()].compactMap { $0 }.map {
+            HostConfiguration.parent(HostConfiguration.parent($0)) + "/share/waihost/models"
+        }
+        installed += ["/usr/local/share/waihost/models", "/usr/share/waihost/models"]
+        for candidate in installed where !tried.contains(candidate) {
+            tried.append(candidate)
+            if HostConfiguration.isDirectory(candidate) { return candidate }
         }
         if HostConfiguration.isDirectory("samples/models") { return "samples/models" }
         tried.append("samples/models")
