@@ -31,6 +31,7 @@ enum ModelQualification {
         let size = QualificationSize.text(sized)
         var observed = sized
         observed.outputs = sized.nodes.map(\.output)
+        for t in sized.outputs where !observed.outputs.contains(t) { observed.outputs.append(t) }
         let inputs = inputs(sized)
         // One reference run observing every tensor serves both comparisons; it runs on a
         // thread of its own while the unit (another process) runs the graph.
