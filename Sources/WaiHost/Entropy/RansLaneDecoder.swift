@@ -15,8 +15,12 @@ public enum RansLaneDecoder {
                               threads: Int) throws -> [Int32] {
         precondition(selection.count == count, "one table selection per value")
         let ranges = try RansLanes.laneRanges(stream)
-        for (i, t) in selection.enumerated() where t < 0 || Int(t) >= tables.count {
-            throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(t), tableCount: tables.count)
+        // A min/max pass (vectorised) first; the index of a bad selection only when there is one.
+        var lo = Int32.max, hi = Int32.min
+        for t in selection { lo = min(lo, t); hi = max(hi, t) }
+        if count > 0, lo < 0 || Int(hi) >= tables.count,
+           let i = selection.firstIndex(where: { $0 < 0 || Int($0) >= tables.count }) {
+            throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tables.count)
         }
         let laneCount = ranges.count
         let groups = stride(from: 0, to: laneCount, by: groupSize).map { $0..<min($0 + groupSize, laneCount) }
