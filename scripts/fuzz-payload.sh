@@ -22,7 +22,7 @@ mkdir -p "$out/artifacts" "$out/corpus"
 
 w=Sources/WaiHost
 sources=($w/Capabilities/GraphRunner.swift $w/Capabilities/CapabilityRegistry.swift $w/Capabilities/LocalFile.swift
-         $(ls $w/Capabilities/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport)
+         $(ls $w/Capabilities/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
          $w/Image/RGB8Image.swift $w/Entropy/*.swift $w/Envelope/*.swift $w/Graph/*.swift $w/Model/*.swift
          $w/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift $w/Dispatch/RunReport.swift $w/Dispatch/HostError.swift
          $w/Probe/SplitMix64.swift $w/Probe/Parallel.swift $w/Plugins/Lock.swift Tests/Fuzz/payload/PayloadFixture.swift)

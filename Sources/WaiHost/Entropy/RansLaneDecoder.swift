@@ -15,8 +15,12 @@ public enum RansLaneDecoder {
                               threads: Int) throws -> [Int32] {
         precondition(selection.count == count, "one table selection per value")
         let ranges = try RansLanes.laneRanges(stream)
-        for (i, t) in selection.enumerated() where t < 0 || Int(t) >= tables.count {
-            throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(t), tableCount: tables.count)
+        // A min/max pass (vectorised) first; the index of a bad selection only when there is one.
+        var lo = Int32.max, hi = Int32.min
+        for t in selection { lo = min(lo, t); hi = max(hi, t) }
+        if count > 0, lo < 0 || Int(hi) >= tables.count,
+           let i = selection.firstIndex(where: { $0 < 0 || Int($0) >= tables.count }) {
+            throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tables.count)
         }
         let laneCount = ranges.count
         let groups = stride(from: 0, to: laneCount, by: groupSize).map { $0..<min($0 + groupSize, laneCount) }
@@ -113,43 +117,15 @@ private struct LaneJob {
         let first = lanes.lowerBound
         let width = lanes.count
         let rounds = RansLanes.valueCount(lane: first, laneCount: laneCount, count: count)
-        for t in 0..<rounds {
+        // Rounds in which every lane of the group has a value, then the last partial one.
+        let full = count >= first + width ? (count - first - width) / laneCount + 1 : 0
+        for t in 0..<full {
             let base = t &* laneCount &+ first
-            for j in 0..<width {
-                let i = base &+ j
-                if i >= count { break }   // later lanes of this round hold no value
-                let e = entries[Int(selection[i])]
-                let p = e.precision
-                var l = lane[j]
-                let slot = l.x & ((1 &<< p) &- 1)
-                let c = e.cdfBase
-                var s = Int(lookup[e.lookupBase &+ Int(slot &>> e.lookupShift)])
-                while cdf[c &+ s &+ 1] <= slot { s &+= 1 }
-                let start = cdf[c &+ s]
-                l.x = (cdf[c &+ s &+ 1] &- start) &* (l.x &>> p) &+ slot &- start
-                if l.at &+ 2 <= l.end {
-                    // At most 2 bytes (x ≥ 2^7 after a step with p ≤ 16, §4), taken without a
-                    // branch: the byte count follows the coded data and would mispredict.
-                    let b0 = UInt32(bytes[l.at]), b1 = UInt32(bytes[l.at &+ 1])
-                    let n0 = l.x < lower
-                    let x1 = n0 ? (l.x &<< 8) | b0 : l.x
-                    let n1 = x1 < lower
-                    l.x = n1 ? (x1 &<< 8) | b1 : x1
-                    l.at &+= (n0 ? 1 : 0) &+ (n1 ? 1 : 0)
-                } else {
-                    while l.x < lower {
-                        guard l.at < l.end else { throw RansDecodingError.truncated(valueIndex: i, offset: l.at) }
-                        l.x = (l.x &<< 8) | UInt32(bytes[l.at])
-                        l.at &+= 1
-                    }
-                }
-                if s == e.escape {
-                    out[i] = try escaped(&l.x, &l.at, end: l.end, entry: e, index: i)
-                } else {
-                    out[i] = e.offset &+ Int32(truncatingIfNeeded: s) &- (s > e.escape ? 1 : 0)
-                }
-                lane[j] = l
-            }
+            for j in 0..<width { try step(lane, j, base &+ j) }
+        }
+        for t in full..<rounds {
+            let base = t &* laneCount &+ first
+            for j in 0..<width where base &+ j < count { try step(lane, j, base &+ j) }
         }
         for j in 0..<width {
             let l = lane[j]
@@ -158,10 +134,51 @@ private struct LaneJob {
         }
     }
 
+    /// Value i, the next of lane j: the §4 step, the §4 renormalisation, the §3 escape.
+    @inline(__always)
+    private func step(_ lane: UnsafeMutableBufferPointer<LaneState>, _ j: Int, _ i: Int) throws(RansDecodingError) {
+        let lower = RansCore.lowerBound
+        let table = Int(selection[i])
+        let e = entries[table]
+        let p = e.precision
+        var l = lane[j]
+        let slot = l.x & ((1 &<< p) &- 1)
+        let c = e.cdfBase
+        var s = Int(lookup[e.lookupBase &+ Int(slot &>> e.lookupShift)])
+        while cdf[c &+ s &+ 1] <= slot { s &+= 1 }
+        let start = cdf[c &+ s]
+        l.x = (cdf[c &+ s &+ 1] &- start) &* (l.x &>> p) &+ slot &- start
+        if l.at &+ 2 <= l.end {
+            // At most 2 bytes (x ≥ 2^7 after a step with p ≤ 16, §4), taken without a
+            // branch: the byte count follows the coded data and would mispredict.
+            let b0 = UInt32(bytes[l.at]), b1 = UInt32(bytes[l.at &+ 1])
+            let n0 = l.x < lower
+            let x1 = n0 ? (l.x &<< 8) | b0 : l.x
+            let n1 = x1 < lower
+            l.x = n1 ? (x1 &<< 8) | b1 : x1
+            l.at &+= (n0 ? 1 : 0) &+ (n1 ? 1 : 0)
+        } else {
+            while l.x < lower {
+                guard l.at < l.end else { throw RansDecodingError.truncated(valueIndex: i, offset: l.at) }
+                l.x = (l.x &<< 8) | UInt32(bytes[l.at])
+                l.at &+= 1
+            }
+        }
+        if s == e.escape {
+            out[i] = try escaped(&l.x, &l.at, end: l.end, table: table, index: i)
+        } else {
+            out[i] = e.offset &+ Int32(truncatingIfNeeded: s) &- (s > e.escape ? 1 : 0)
+        }
+        lane[j] = l
+    }
+
     /// The bypass nibbles after an escape (§3), exactly as RansDecoder reads them.
     @inline(never)
-    private func escaped(_ x: inout UInt32, _ at: inout Int, end: Int, entry e: RansTableSet.Entry,
+    /// Takes the table's index, not its entry, so the hot loop keeps the entry's fields in
+    /// registers rather than a copy in memory for this call.
+    private func escaped(_ x: inout UInt32, _ at: inout Int, end: Int, table: Int,
                          index: Int) throws(RansDecodingError) -> Int32 {
+        let e = entries[table]
         func nibble() throws(RansDecodingError) -> UInt32 {
             let g = x & 0xF
             x &>>= RansCore.nibblePrecision   // freq 1, start g: x = (x >> 4) + g − g
