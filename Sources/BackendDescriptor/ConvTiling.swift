@@ -3,13 +3,17 @@
 /// (Plugins/VulkanBackend/Shaders/conv_tiled.glsl, Plugins/OpenCLBackend's CONV_TILED) read
 /// what this computes, so the two backends cannot drift apart.
 package struct ConvTiling {
-    /// §2: a work group of 64 invocations, 4 tile rows × 16 column blocks of 4 columns.
-    package static let workGroup = 64, tileRows = 4, tileColumns = 64, channels = 8
+    /// §2: a work group of 64 invocations, each 4 adjacent columns × 8 channels.
+    package static let workGroup = 64, channels = 8
+    /// §2: the tile shapes a work group may take, as column blocks (rows = 64 / blocks).
+    package static let columnBlocks = [16, 8, 4]
     /// §3: ints of shared (local) memory a work group stages its input window in: 16 KiB,
     /// the least any Vulkan device offers (maxComputeSharedMemorySize) and within OpenCL's.
     package static let capacity = 4096
 
     package let groups: Int, phases: Int, tilesR: Int, tilesC: Int
+    /// Column blocks of the tile (4 · blocks columns, 64 / blocks rows).
+    package let blocks: Int
     /// Input channels staged per step; `direct`: the window does not fit, the kernel reads
     /// the input buffer instead (conv2d with stride and kernel large, §3).
     package let chunk: Int, direct: Bool
@@ -19,26 +23,36 @@ package struct ConvTiling {
     package init(_ c: ConvSpec, cin: Int, cout: Int, outH: Int, outW: Int) {
         let s = c.stride
         groups = (cout + Self.channels - 1) / Self.channels
-        let rows: Int, columns: Int
-        if c.transposed {
-            phases = s * s
-            tilesR = ((outH + s - 1) / s + Self.tileRows - 1) / Self.tileRows
-            tilesC = ((outW + s - 1) / s + Self.tileColumns - 1) / Self.tileColumns
-            // The phase with the most taps has ⌈k / s⌉ of them.
-            rows = Self.tileRows - 1 + (c.kernelH + s - 1) / s
-            columns = Self.tileColumns - 1 + (c.kernelW + s - 1) / s
-        } else {
-            phases = 1
-            tilesR = (outH + Self.tileRows - 1) / Self.tileRows
-            tilesC = (outW + Self.tileColumns - 1) / Self.tileColumns
-            rows = (Self.tileRows - 1) * s + c.kernelH
-            columns = (Self.tileColumns - 1) * s + c.kernelW
+        phases = c.transposed ? s * s : 1
+        // Tile space: phase coordinates (the largest phase) or output coordinates.
+        let height = c.transposed ? (outH + s - 1) / s : outH, width = c.transposed ? (outW + s - 1) / s : outW
+        func window(_ blocks: Int) -> Int {
+            let rows = Self.workGroup / blocks, cols = 4 * blocks
+            let wh, ww: Int
+            if c.transposed {
+                // The phase with the most taps has ⌈k / s⌉ of them.
+                wh = rows - 1 + (c.kernelH + s - 1) / s
+                ww = cols - 1 + (c.kernelW + s - 1) / s
+            } else {
+                wh = (rows - 1) * s + c.kernelH
+                ww = (cols - 1) * s + c.kernelW
+            }
+            // §3: window rows are stored as whole groups of 4 values plus one spare group.
+            return wh * ((ww + 3) / 4 + 1) * 4
         }
-        // §3: window rows are stored as whole groups of 4 values plus one spare group.
-        let window = rows * ((columns + 3) / 4 + 1) * 4
-        let fits = Self.capacity / window
-        direct = fits == 0
-        chunk = direct ? cin : min(cin, fits)
+        func tiles(_ blocks: Int) -> Int {
+            let rows = Self.workGroup / blocks, cols = 4 * blocks
+            return ((height + rows - 1) / rows) * ((width + cols - 1) / cols)
+        }
+        // §2: the fewest work groups (the least computed past the output's edge); among equals
+        // the widest tile. Shapes whose window does not fit are not candidates.
+        let fitting = Self.columnBlocks.filter { window($0) <= Self.capacity }
+        let best = fitting.min { tiles($0) < tiles($1) || (tiles($0) == tiles($1) && $0 > $1) }
+        blocks = best ?? Self.columnBlocks[0]
+        tilesR = (height + Self.workGroup / blocks - 1) / (Self.workGroup / blocks)
+        tilesC = (width + 4 * blocks - 1) / (4 * blocks)
+        direct = best == nil
+        chunk = direct ? cin : min(cin, Self.capacity / window(blocks))
     }
 
     /// Both convolutions' weights as [group][kh][kw][cin][8]: per tap and input channel the 8

@@ -41,9 +41,10 @@ inline uint isqrt_u(uint n) {
 inline int requantize1(int a, int m, int s, int lo, int hi) { return min(max(rnd(a * m, s), lo), hi); }
 
 // S4.1 conv2d (T = 0) and S4.2 conv_transpose2d (T = 1), tiled as docs/gpu-kernels.md says
-// (the Vulkan backend's conv_tiled.glsl is the same design). A work group of 64 items (4 tile
-// rows x 16 column blocks) computes 4 rows x 64 columns x 8 output channels; an item 4
-// adjacent columns x 8 channels (int8 accumulators a0..a3). A transposed convolution is split
+// (the Vulkan backend's conv_tiled.glsl is the same design). A work group of 64 items (64/cb
+// tile rows x cb column blocks, cb = p.sf in 4, 8, 16, the host's choice for the shape)
+// computes 64/cb rows x 4*cb columns x 8 output channels; an item 4 adjacent columns x 8
+// channels (int8 accumulators a0..a3). A transposed convolution is split
 // into its stride^2 phases: all outputs of a phase use the same taps, tile coordinates are
 // phase coordinates, every operand of / and % is non-negative. Input channels go through in
 // chunks of p.se channels whose input window is staged in local memory (rows padded to whole
@@ -53,7 +54,7 @@ inline int requantize1(int a, int m, int s, int lo, int hi) { return min(max(rnd
 // certificate bounds every partial sum in any order (S5); a zero tap adds 0. Weights (b2):
 // [group][kh][kw][cin][8]; bias (b3) padded to whole groups; the fused requantize (p.sb = 1)
 // applies m (b4), s (b5), [lo, hi] = [p.sc, p.sd] to the accumulators before the store.
-// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, fused, lo, hi, chunk.
+// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, fused, lo, hi, chunk, cb.
 #define TILE_CAPACITY 4096
 #define CONV_TILED(NAME, XN, YN, XT, YT, T, D, LOCAL)                           \
 __kernel __attribute__((reqd_work_group_size(64, 1, 1)))                        \
@@ -61,29 +62,30 @@ void NAME##_x##XN##_y##YN(ARGS(XT, int, YT)) {                                  
     __local int tile[LOCAL];                                                    \
     int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
     int s = p.s8, pad = p.s9, cout = p.sa, chunk = p.se;                        \
+    int blocks = p.sf, rows = 64 / blocks, cols = 4 * blocks;                   \
     int groups = (cout + 7) / 8;                                                \
     int lid = (int)get_local_id(0);                                             \
     uint wg = (uint)get_group_id(0);                                            \
     int phases = T ? s * s : 1, hp = T ? (ho + s - 1) / s : ho, wp = T ? (wo + s - 1) / s : wo; \
-    uint tilesR = (uint)(hp + 3) / 4u, tilesC = (uint)(wp + 63) / 64u;          \
+    uint tilesR = (uint)((hp + rows - 1) / rows), tilesC = (uint)((wp + cols - 1) / cols); \
     uint tc = wg % tilesC, rest = wg / tilesC;                                  \
     uint tr = rest % tilesR; rest /= tilesR;                                    \
     int phase = (int)(rest % (uint)phases), g = (int)(rest / (uint)phases);     \
     if (g >= groups) return;                                                    \
-    int lr = lid / 16, cb = lid % 16, t = (int)tr * 4 + lr, q0 = (int)tc * 64 + cb * 4; \
+    int lr = lid / blocks, cb = lid - lr * blocks, t = (int)tr * rows + lr, q0 = (int)tc * cols + cb * 4; \
     int pr = phase / s, pc = phase - pr * s;                                    \
     int u0, v0, nu, nv, rowsP, colsP, r0, c0, wh, ww, rs, us;                   \
     if (T) {                                                                    \
         u0 = (pr + pad) % s; v0 = (pc + pad) % s;                               \
         nu = kh > u0 ? (kh - u0 + s - 1) / s : 0; nv = kw > v0 ? (kw - v0 + s - 1) / s : 0; \
         rowsP = ho > pr ? (ho - pr + s - 1) / s : 0; colsP = wo > pc ? (wo - pc + s - 1) / s : 0; \
-        r0 = (int)tr * 4 + (pr + pad - u0) / s - (nu - 1);                      \
-        c0 = (int)tc * 64 + (pc + pad - v0) / s - (nv - 1);                     \
-        wh = 3 + nu; ww = 63 + nv; rs = 1; us = s;                              \
+        r0 = (int)tr * rows + (pr + pad - u0) / s - (nu - 1);                   \
+        c0 = (int)tc * cols + (pc + pad - v0) / s - (nv - 1);                   \
+        wh = rows - 1 + nu; ww = cols - 1 + nv; rs = 1; us = s;                 \
     } else {                                                                    \
         u0 = 0; v0 = 0; nu = kh; nv = kw; rowsP = ho; colsP = wo;               \
-        r0 = (int)tr * 4 * s - pad; c0 = (int)tc * 64 * s - pad;                \
-        wh = 3 * s + kh; ww = 63 * s + kw; rs = s; us = 1;                      \
+        r0 = (int)tr * rows * s - pad; c0 = (int)tc * cols * s - pad;           \
+        wh = (rows - 1) * s + kh; ww = (cols - 1) * s + kw; rs = s; us = 1;     \
     }                                                                           \
     int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;                               \
     int fast = !D && rs == 1 && nv <= 5;                                        \

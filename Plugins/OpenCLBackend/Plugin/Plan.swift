@@ -53,7 +53,7 @@ struct OpenCLPlan {
         let ty = spec.tensors[y], tx = spec.tensors[x]
         switch node.op {
         case .conv(let c):
-            // docs/gpu-kernels.md: work groups of 64 items, 4 × 64 (phase) positions × 8 channels.
+            // docs/gpu-kernels.md: one tile of 64 items × 4 (phase) positions × 8 channels per work group.
             let tiling = ConvTiling(c, cin: tx.channels, cout: ty.channels, outH: ty.height, outW: ty.width)
             let items = tiling.workGroups * ConvTiling.workGroup
             // The kernels index weights and items in 32 bits: a convolution this large is refused, not wrapped.
@@ -74,7 +74,7 @@ struct OpenCLPlan {
             dispatches.append(Dispatch(
                 kernel: variant(name, x: x, y: y), buffers: buffers, items: items,
                 params: [0, tx.channels, tx.height, tx.width, ty.height, ty.width, c.kernelH, c.kernelW, c.stride, c.pad,
-                         ty.channels].map { Int32($0) } + epilogue + [Int32(tiling.chunk)]))
+                         ty.channels].map { Int32($0) } + epilogue + [Int32(tiling.chunk), Int32(tiling.blocks)]))
         case .requantize(let r):
             let m = parameter(r.multiplier), s = parameter(r.shift)
             dispatches.append(Dispatch(kernel: variant("requantize", x: x, y: y), buffers: [x, y, m, s],

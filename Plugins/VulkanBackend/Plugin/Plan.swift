@@ -52,7 +52,7 @@ struct VulkanPlan {
         let ty = spec.tensors[y], tx = spec.tensors[x]
         switch node.op {
         case .conv(let c):
-            // docs/gpu-kernels.md: tiles of 4 × 64 (phase) positions × 8 channels per work group.
+            // docs/gpu-kernels.md: one tile of 64 invocations × 4 (phase) positions × 8 channels per work group.
             let tiling = ConvTiling(c, cin: tx.channels, cout: ty.channels, outH: ty.height, outW: ty.width)
             guard tiling.groups * 8 * tx.channels * c.kernelH * c.kernelW <= Int(Int32.max),
                   tiling.workGroups <= Int(Int32.max) / ConvTiling.workGroup else {
@@ -72,7 +72,7 @@ struct VulkanPlan {
             dispatches.append(Dispatch(
                 kernel: name, bindings: [x, y, w, b], invocations: tiling.workGroups * ConvTiling.workGroup,
                 push: [0, tx.channels, tx.height, tx.width, ty.height, ty.width, c.kernelH, c.kernelW, c.stride, c.pad,
-                       ty.channels, tiling.chunk].map { Int32($0) } + fusedPush))
+                       ty.channels, tiling.chunk].map { Int32($0) } + fusedPush + [Int32(tiling.blocks)]))
         case .requantize(let r):
             let m = parameter(r.multiplier), s = parameter(r.shift)
             dispatches.append(Dispatch(kernel: variant("requantize", x: x, y: y), bindings: [x, y, m, s],

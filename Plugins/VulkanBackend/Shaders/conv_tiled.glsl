@@ -1,15 +1,15 @@
 // The tiled convolution of docs/gpu-kernels.md, shared by conv2d.comp (TRANSPOSED 0) and
 // conv_transpose2d.comp (TRANSPOSED 1); the OpenCL backend's CONV_TILED is the same design.
-// A work group of 64 invocations (4 tile rows × 16 column blocks) computes a tile of 4 rows ×
-// 64 columns × 8 output channels; each invocation 4 adjacent columns × 8 channels in 8 ivec4
-// accumulators. A transposed convolution is split into its stride² phases (every output of a
+// A work group of 64 invocations (64/cb tile rows × cb column blocks, cb = p[15] in 4, 8, 16,
+// the host's choice for the output's shape) computes a tile of 64/cb rows × 4·cb columns × 8
+// output channels; each invocation 4 adjacent columns × 8 channels in 8 ivec4 accumulators. A transposed convolution is split into its stride² phases (every output of a
 // phase uses the same taps, so a work group never diverges); tile coordinates are phase
 // coordinates there. Input channels go through in chunks of p[11] channels whose input window
 // is staged in shared memory, zero outside the input, so borders need no test in the inner
 // loop (DIRECT 1: read from the input buffer instead, for windows too large to stage).
 // Accumulation is int32: the certificate bounds every partial sum in any order (§5), and a
 // zero tap adds 0. Fused requantize (p[12] = 1) is §4.3 on the accumulators before the store.
-// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, chunk, fused, lo, hi.
+// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, chunk, fused, lo, hi, cb.
 // Weights (binding 2): [group][kh][kw][cin][8] as ivec4 pairs; binding 3: bias, then (fused)
 // multiplier and shift, each padded with zeros to a multiple of 8 channels.
 layout(std430, set = 0, binding = 2) readonly buffer WBuffer { ivec4 w4[]; };
@@ -25,7 +25,7 @@ int tileAt(int k) { return tile[k >> 2][k & 3]; }
 
 void main() {
     int cin = p[1], h = p[2], w = p[3], ho = p[4], wo = p[5], kh = p[6], kw = p[7], s = p[8], pad = p[9];
-    int cout = p[10], chunk = p[11];
+    int cout = p[10], chunk = p[11], blocks = p[15], rows = 64 / blocks, cols = 4 * blocks;
     int groups = (cout + 7) / 8, cpad = groups * 8;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -34,14 +34,14 @@ void main() {
 #else
     int phases = 1, hp = ho, wp = wo;   // one phase: tile space is output space
 #endif
-    uint tilesR = uint(hp + 3) / 4u, tilesC = uint(wp + 63) / 64u;
+    uint tilesR = uint((hp + rows - 1) / rows), tilesC = uint((wp + cols - 1) / cols);
     uint tc = wg % tilesC, rest = wg / tilesC;
     uint tr = rest % tilesR; rest /= tilesR;
     uint phase = rest % uint(phases);
     int g = int(rest / uint(phases));
     if (g >= groups) return;                 // the whole group: a 2-D dispatch's spare groups
-    int lr = int(lid / 16u), cb = int(lid % 16u);
-    int t = int(tr) * 4 + lr, q0 = int(tc) * 64 + cb * 4;   // tile-space row, first column
+    int lr = int(lid) / blocks, cb = int(lid) - lr * blocks;
+    int t = int(tr) * rows + lr, q0 = int(tc) * cols + cb * 4;   // tile-space row, first column
 
     // Rows: taps n < nu at weight row u = u0 + us·n, read at window row lr·rs + ro(n).
 #if TRANSPOSED
@@ -52,12 +52,12 @@ void main() {
     int nu = kh > u0 ? (kh - u0 + s - 1) / s : 0, nv = kw > v0 ? (kw - v0 + s - 1) / s : 0;
     int qr = (pr + pad - u0) / s, qc = (pc + pad - v0) / s;
     int rowsP = ho > pr ? (ho - pr + s - 1) / s : 0, colsP = wo > pc ? (wo - pc + s - 1) / s : 0;
-    int r0 = int(tr) * 4 + qr - (nu - 1), c0 = int(tc) * 64 + qc - (nv - 1);
-    int wh = 3 + nu, ww = 63 + nv, rs = 1, cs = 1, us = s;
+    int r0 = int(tr) * rows + qr - (nu - 1), c0 = int(tc) * cols + qc - (nv - 1);
+    int wh = rows - 1 + nu, ww = cols - 1 + nv, rs = 1, cs = 1, us = s;
 #else
     int u0 = 0, v0 = 0, nu = kh, nv = kw, rowsP = ho, colsP = wo;
-    int r0 = int(tr) * 4 * s - pad, c0 = int(tc) * 64 * s - pad;
-    int wh = 3 * s + kh, ww = 63 * s + kw, rs = s, cs = s, us = 1;
+    int r0 = int(tr) * rows * s - pad, c0 = int(tc) * cols * s - pad;
+    int wh = (rows - 1) * s + kh, ww = (cols - 1) * s + kw, rs = s, cs = s, us = 1;
 #endif
     // One spare ivec4 per row: the fast path's second load never leaves the row.
     int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;
