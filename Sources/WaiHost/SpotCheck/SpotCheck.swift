@@ -4,8 +4,13 @@
 /// own inputs through the region engine, and compared for equality with what the unit
 /// returned.
 public enum SpotCheck {
-    /// Rows and columns of each checked window (fewer where the tensor is smaller).
+    /// Rows and columns of the corner window (fewer where the tensor is smaller): wide
+    /// enough to reach into the last partial vector or tile of every axis.
     public static let windowSize = 4
+    /// Rows and columns of each random interior window. Smaller than the corner: what they
+    /// look for (a wrong position anywhere) needs a position, not a tail, and a window's
+    /// cost through a deep graph grows with its size at every layer.
+    public static let interiorWindowSize = 2
     /// Random windows per output, besides the corner.
     public static let interiorWindows = 2
 
@@ -13,9 +18,10 @@ public enum SpotCheck {
     static func windows(_ shape: Shape, rng: inout SplitMix64) -> [Window] {
         let h = min(windowSize, shape.height), w = min(windowSize, shape.width)
         var result = [Window(rows: (shape.height - h)..<shape.height, cols: (shape.width - w)..<shape.width)]
+        let ih = min(interiorWindowSize, shape.height), iw = min(interiorWindowSize, shape.width)
         for _ in 0..<interiorWindows {
-            let i = rng.int(0...(shape.height - h)), j = rng.int(0...(shape.width - w))
-            result.append(Window(rows: i..<(i + h), cols: j..<(j + w)))
+            let i = rng.int(0...(shape.height - ih)), j = rng.int(0...(shape.width - iw))
+            result.append(Window(rows: i..<(i + ih), cols: j..<(j + iw)))
         }
         return result
     }
