@@ -52,12 +52,22 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(version.stdout.contains("backend ABI 1.0"))
         XCTAssertTrue(version.stdout.contains("probe suite \(ProbeSuite.version)"))
 
+        XCTAssertEqual(try waihost(["-V"]).stdout, version.stdout)
+
         XCTAssertEqual(try waihost([]).status, 2)
         XCTAssertEqual(try waihost(["frobnicate"]).status, 2)
+        // One line naming the problem and one pointing at --help, not the whole help.
         let bad = try waihost(["probe", "--frobnicate"])
         XCTAssertEqual(bad.status, 2)
-        XCTAssertTrue(bad.stderr.contains("unknown argument --frobnicate"), bad.stderr)
-        XCTAssertEqual(try waihost(["probe-worker"]).status, 2)
+        XCTAssertEqual(bad.stderr, "waihost probe: unknown option --frobnicate\ntry 'waihost probe --help'\n")
+        XCTAssertEqual(bad.stdout, "")
+        // The same under --json: the error as one JSON object on standard output, same status.
+        let badJSON = try waihost(["probe", "--json", "--frobnicate"])
+        XCTAssertEqual(badJSON.status, 2)
+        let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(badJSON.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(error["schema"] as? String, "waihost.error/1")
+        XCTAssertEqual((error["error"] as? [String: Any])?["code"] as? String, "usage")
+        XCTAssertEqual((error["error"] as? [String: Any])?["message"] as? String, "unknown option --frobnicate")
     }
 
     func testProbeJSONShapeColdAndWarm() throws {
@@ -85,6 +95,8 @@ final class CLITests: XCTestCase {
         XCTAssertNotNil(speed["median_ms"] as? Double)
         XCTAssertNil(u["mismatch"], "accepted units have no mismatch")
         XCTAssertEqual(object["host_version"] as? String, WaiHostVersion.string)
+        XCTAssertEqual(object["schema"] as? String, "waihost.probe/1")
+        XCTAssertEqual(u["selector"] as? String, "cpu:\(u["index"] as? Int ?? -1)")
 
         let warm = try waihost(["probe", "--json", "--plugin-dir", dir], env: ["WAIHOST_CACHE_DIR": cache])
         XCTAssertEqual(warm.status, 0)
@@ -166,5 +178,71 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try waihost(["run-graph"]).status, 2)
         XCTAssertEqual(try waihost(["run-graph", model, "--unit", "cpu:"]).status, 2)
         XCTAssertEqual(try waihost(["run-graph", model, "--input-seed", "-4"]).status, 2)
+    }
+
+    /// `probe --list` probes nothing (an empty cache: every unit "not probed"); after a probe
+    /// it shows the cached verdicts. `probe NAME` shows one backend in detail.
+    func testProbeListAndOneBackendInDetail() throws {
+        let dir = try HostTestSupport.folderWithCPUPlugin("cli-list")
+        let cache = try HostTestSupport.temporaryDirectory("cli-list-cache")
+        let env = ["WAIHOST_CACHE_DIR": cache]
+        let cold = try waihost(["probe", "--list", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(cold.status, 0, cold.stderr)
+        XCTAssertEqual(cold.stderr, "", "listing probes nothing")
+        XCTAssertTrue(cold.stdout.contains("cpu:0") && cold.stdout.contains("not probed"), cold.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "/probe-cache.json"), "nothing probed, nothing cached")
+
+        let detail = try waihost(["probe", "cpu:0", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(detail.status, 0, detail.stderr)
+        for line in ["backend:        cpu", "unit cpu:0", "verdict:      accepted", "exact ops:", "conv2d", "int16, int32",
+                     "cache key:    ", "probe cache:    " + cache + "/probe-cache.json, written"] {
+            XCTAssertTrue(detail.stdout.contains(line), "\(line) not in:\n\(detail.stdout)")
+        }
+        let json = try waihost(["probe", "cpu", "--json", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertFalse(json.stderr.contains("probing"), "the verdicts are cached now: \(json.stderr)")
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(o["schema"] as? String, "waihost.probe-unit/1")
+        let units = try XCTUnwrap(o["units"] as? [[String: Any]])
+        XCTAssertFalse(units.isEmpty)
+        XCTAssertEqual((units[0]["cache_key"] as? String)?.count, 64)
+        XCTAssertNotNil((units[0]["coverage"] as? [String: Any])?["exact"])
+
+        let warm = try waihost(["probe", "--list", "--json", "--plugin-dir", dir], env: env)
+        let listed = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(warm.stdout.utf8)) as? [String: Any])?["units"] as? [[String: Any]])
+        XCTAssertTrue(listed.allSatisfy { $0["probed"] as? Bool == true && $0["state"] as? String == "accepted" }, warm.stdout)
+
+        let none = try waihost(["probe", "vulkan", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no backend unit matches \"vulkan\"; units that exist: cpu:0"), none.stderr)
+    }
+
+    func testSealRefusesAMissingOrEmptyFolder() throws {
+        let dir = try HostTestSupport.temporaryDirectory("cli-seal")
+        let key = dir + "/publisher.key"
+        XCTAssertEqual(try waihost(["keygen", "-o", key]).status, 0)
+        let missing = try waihost(["seal", dir + "/nope", "--key", key])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("nope: no such folder"), missing.stderr)
+        try FileManager.default.createDirectory(atPath: dir + "/empty", withIntermediateDirectories: true)
+        let empty = try waihost(["seal", dir + "/empty", "--key", key, "--json"])
+        XCTAssertEqual(empty.status, 1)
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((o["error"] as? [String: Any])?["code"] as? String, "stream")
+        XCTAssertTrue(((o["error"] as? [String: Any])?["message"] as? String ?? "").contains("no playlist"), empty.stdout)
+    }
+
+    func testGenerateManPagesAndCompletion() throws {
+        let dir = try HostTestSupport.temporaryDirectory("cli-man") + "/man1"
+        let man = try waihost(["generate", "man", dir], env: ["SOURCE_DATE_EPOCH": "1764547200"])
+        XCTAssertEqual(man.status, 0, man.stderr)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        XCTAssertTrue(pages.contains("waihost.1") && pages.contains("waihost-decode.1") && pages.contains("waihost-probe.1"), "\(pages)")
+        let decode = try String(contentsOfFile: dir + "/waihost-decode.1", encoding: .utf8)
+        XCTAssertTrue(decode.contains(".TH \"WAIHOST-DECODE\" 1 \"2025-12-01\""), decode)
+        let completion = try waihost(["generate", "completion", "bash"])
+        XCTAssertEqual(completion.status, 0)
+        XCTAssertTrue(completion.stdout.contains("complete -o filenames -o bashdefault -F _waihost waihost"))
+        XCTAssertEqual(try waihost(["generate", "completion", "tcsh"]).status, 2)
     }
 }

@@ -31,24 +31,27 @@ struct ProbeRunner {
         var key: String?
     }
 
-    func run(fresh: Bool) -> ProbeResult {
-        var warnings: [String] = []
-        let warn: (String) -> Void = { warnings.append($0) }
+    /// The rows before any probing: one per unit (its cached verdict applied, else "not
+    /// probed"), one per plugin or folder that gave none; `pending` are the units with no
+    /// cached verdict, `keys` each unit row's cache key.
+    private func listRows(fresh: Bool, warn: (String) -> Void)
+        -> (rows: [UnitProbeRecord], pending: [Pending], keys: [Int: String], cache: ProbeCache?) {
         let scan = PluginDiscovery.scan(directories: configuration.pluginDirectories)
         var rows: [UnitProbeRecord] = scan.problems.map {
             UnitProbeRecord(backend: lastComponent($0.path), path: $0.path, device: "", unit: "unknown", index: nil,
                             driver: "", state: .failed, reason: "plugin folder \($0.path) cannot be read: \($0.reason)")
         }
+        let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
         guard configuration.unitWorkerExecutable != nil else {
             rows += scan.plugins.map { failedRow(path: $0, reason: WorkerError.noWorkerExecutable.description) }
-            return ProbeResult(units: rows, warnings: warnings)
+            return (rows, [], [:], cache)
         }
 
         let listings = parallelMap(scan.plugins, width: configuration.probeParallelism) { list(path: $0) }
-        let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
         let cached = fresh ? [:] : (cache?.load(warn: warn) ?? [:])
 
         var pending: [Pending] = []
+        var keys: [Int: String] = [:]
         for (path, listing) in zip(scan.plugins, listings) {
             switch listing {
             case .failed(let reason):
@@ -65,6 +68,7 @@ struct ProbeRunner {
                                               unit: u.kind.rawValue, index: u.index, driver: u.driver,
                                               state: .failed, reason: "not probed")
                     row.pluginSHA256 = sha
+                    keys[rows.count] = key
                     if let hit = cached[key] {
                         apply(hit.outcome, to: &row)
                         row.speed = hit.speed
@@ -77,6 +81,29 @@ struct ProbeRunner {
                 }
             }
         }
+        return (rows, pending, keys, cache)
+    }
+
+    /// The units and their cached verdicts, probing nothing (`waihost probe --list`).
+    func list() -> UnitListing {
+        var warnings: [String] = []
+        let listed = listRows(fresh: false, warn: { warnings.append($0) })
+        var rows = listed.rows
+        let (pending, keys, cache) = (listed.pending, listed.keys, listed.cache)
+        Self.rank(&rows)
+        let unprobed = Set(pending.map(\.row))
+        let entries = rows.enumerated().map { i, r in
+            UnitListing.Entry(record: r, probed: !unprobed.contains(i), cacheKey: keys[i])
+        }
+        return UnitListing(entries: entries, cacheFile: cache?.path, warnings: warnings)
+    }
+
+    func run(fresh: Bool) -> ProbeResult {
+        var warnings: [String] = []
+        let warn: (String) -> Void = { warnings.append($0) }
+        let listed = listRows(fresh: fresh, warn: warn)
+        var rows = listed.rows
+        let (pending, cache) = (listed.pending, listed.cache)
 
         // Exactness: plugins in parallel, the units of one plugin one after another in its
         // one worker, so a crash is the crash of the unit being probed. Timing one unit at
