@@ -45,6 +45,31 @@ final class GeneratedTextTests: XCTestCase {
             }
         }
         XCTAssertEqual(ManPage.escape(".hidden -x \\n"), "\\&.hidden \\-x \\en")
+        XCTAssertEqual(ManPage.escape("§7 1…3"), "\\[u00A7]7 1\\[u2026]3")
+        for page in pages { XCTAssertTrue(page.text.unicodeScalars.allSatisfy(\.isASCII), "\(page.name) is ASCII roff") }
+    }
+
+    /// groff reads every page without a warning (-ww: all warnings).
+    func testGroffReadsThePagesWithoutWarnings() throws {
+        let groff = "/usr/bin/groff"
+        guard FileManager.default.isExecutableFile(atPath: groff) else { throw XCTSkip("no groff") }
+        let dir = NSTemporaryDirectory() + "waihost-man-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for page in ManPage.pages(CLI.table, version: "0.1.0", date: "2026-12-01") {
+            let path = dir + "/" + page.name
+            try page.text.write(toFile: path, atomically: true, encoding: .utf8)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: groff)
+            p.arguments = ["-man", "-Tutf8", "-ww", "-z", path]
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, page.name)
+            XCTAssertEqual(text, "", page.name)
+        }
     }
 
     func testBashCompletionFromTheTable() throws {

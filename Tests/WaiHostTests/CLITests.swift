@@ -245,4 +245,31 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(completion.stdout.contains("complete -o filenames -o bashdefault -F _waihost waihost"))
         XCTAssertEqual(try waihost(["generate", "completion", "tcsh"]).status, 2)
     }
+
+    /// `-` wherever a file goes: a picture piped through encode and decode gives the bytes the
+    /// same commands give on files.
+    func testStandardStreamsWhereFilesGo() throws {
+        let dir = try HostTestSupport.temporaryDirectory("cli-pipe")
+        let w = HostTestSupport.waihost
+        XCTAssertEqual(try waihost(["make-model", "--seed", "3", "--n", "8", "--m", "12", "-o", dir + "/m", "-q"]).status, 0)
+        XCTAssertEqual(try waihost(["make-picture", "--size", "40x24", "-o", dir + "/p.png"]).status, 0)
+        XCTAssertEqual(try waihost(["encode", dir + "/p.png", "--model", dir + "/m", "-o", dir + "/p.wai", "--unit", "reference"]).status, 0)
+        XCTAssertEqual(try waihost(["decode", dir + "/p.wai", "--model", dir + "/m", "-o", dir + "/files.rgb", "--unit", "reference"]).status, 0)
+        let pipeline = "'\(w)' make-picture --size 40x24 -o - | '\(w)' encode - --size 40x24 --model '\(dir)/m' -o - --unit reference -q"
+            + " | '\(w)' decode - --model '\(dir)/m' -o - --unit reference -q > '\(dir)/pipe.rgb'"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "set -e; " + pipeline]
+        p.environment = ProcessInfo.processInfo.environment.merging(["WAIHOST_CACHE_DIR": dir + "/cache"]) { $1 }
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let files = try Data(contentsOf: URL(fileURLWithPath: dir + "/files.rgb"))
+        XCTAssertEqual(files.count, 40 * 24 * 3)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/pipe.rgb")), files)
+        // An extension it cannot write is refused before anything runs, naming those it can.
+        let jpg = try waihost(["decode", dir + "/p.wai", "--model", dir + "/m", "-o", dir + "/x.jpg"])
+        XCTAssertEqual(jpg.status, 2)
+        XCTAssertEqual(jpg.stderr, "waihost decode: -o \(dir)/x.jpg: cannot write '.jpg'; it writes .png, .rgb or - (raw RGB8 rows on standard output)\ntry 'waihost decode --help'\n")
+    }
 }

@@ -74,7 +74,8 @@ public enum ManPage {
                 var head = o.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
                 head += "\\fB\\-\\-\(escape(o.long))\\fR"
                 if let v = o.valueName { head += " \\fI\(escape(v))\\fR" }
-                out += [".TP", head, escape(o.help) + (o.arity == .multiple ? " May be given more than once." : "")]
+                let repeatable = o.arity == .multiple ? (o.help.hasSuffix(".") ? " " : ". ") + "May be given more than once." : ""
+                out += [".TP", head, escape(o.help) + repeatable]
             }
         }
         if !spec.notes.isEmpty { out += [".PP", paragraph(spec.notes)] }
@@ -110,15 +111,22 @@ public enum ManPage {
         return out.joined(separator: "\n")
     }
 
-    /// Escapes roff: backslashes, hyphens (so they stay ASCII minus signs) and a leading
-    /// control character.
+    /// Escapes roff: backslashes, hyphens (so they stay ASCII minus signs), a leading
+    /// control character, and anything outside ASCII as a \[uXXXX] glyph (groff and mandoc
+    /// read it whatever the input encoding).
     static func escape(_ s: String) -> String {
         var out = ""
-        for c in s {
-            switch c {
+        for u in s.unicodeScalars {
+            switch u {
             case "\\": out += "\\e"
             case "-": out += "\\-"
-            default: out.append(c)
+            default:
+                if u.isASCII {
+                    out.unicodeScalars.append(u)
+                } else {
+                    let hex = String(u.value, radix: 16, uppercase: true)
+                    out += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+                }
             }
         }
         if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
