@@ -159,7 +159,8 @@ enum BenchCommand: Command {
         var refSide: Side?
         if reference {
             progress.begin("decoding on the reference interpreter (slow)")
-            let r = try IntHyperCodec.decode(bytes, modelSet: set, runner: HostGraphRunner(host: host, selection: .reference))
+            let r = try IntHyperCodec.decode(bytes, modelSet: set,
+                                             runner: ProgressRunner.decoding(set, HostGraphRunner(host: host, selection: .reference), progress))
             progress.end()
             refSide = side([r], probe: nil)
         }

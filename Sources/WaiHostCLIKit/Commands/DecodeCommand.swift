@@ -79,7 +79,8 @@ enum DecodeCommand: Command {
         // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
         let probe = sel == .reference ? nil : try host.currentProbe()
         progress.begin("decoding \(input == "-" ? "standard input" : input) (\(bytes.count) bytes)")
-        let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: HostGraphRunner(host: host, selection: sel))
+        let runner = ProgressRunner.decoding(set, HostGraphRunner(host: host, selection: sel), progress)
+        let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: runner)
         progress.end()
         try PictureIO.write(decoded.image, to: out)
         var report = IntHyperDecodeReport(decoded, modelSet: set, output: out)

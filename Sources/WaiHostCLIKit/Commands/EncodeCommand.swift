@@ -118,7 +118,7 @@ enum EncodeCommand: Command {
             try IntHyperSizeLimit.check(set, width: w, height: h, encoding: true)
         }
         let host = BackendHost(configuration: o.host.configuration())
-        let runner = HostGraphRunner(host: host, selection: o.selection)
+        let runner = ProgressRunner.encoding(set, HostGraphRunner(host: host, selection: o.selection), progress)
         progress.begin("encoding \(picture.width)×\(picture.height) with model set \(set.name)")
         let (bytes, result) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: !raw)
         progress.end()
