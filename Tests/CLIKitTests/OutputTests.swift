@@ -113,4 +113,30 @@ final class OutputTests: XCTestCase {
         t.handle("probing cpu:0 … stage widths")
         XCTAssertTrue(tty.hasSuffix("probing cpu:0  25%  ETA 0:02  (stage widths)"), tty)
     }
+
+    /// Every key of a probe report, nested ones included, is snake_case.
+    func testKeysAreSnakeCase() throws {
+        var row = UnitProbeRecord(backend: "x", path: "/p/x.so", backendVersion: "1", device: "d", unit: "gpu", index: 0,
+                                  driver: "drv pci 10de:2335 (0000:3b:00.0)", state: .rejected, reason: "r", stage: "widths",
+                                  mismatch: ProbeMismatch(stage: "widths", graph: "g", op: "add", node: 1, tensor: "t", index: 2,
+                                                          channel: 0, y: 0, x: 2, expected: 1, got: 2, runsPassed: 3),
+                                  speed: ProbeSpeed(runsPerSecond: 1, medianMilliseconds: 1, runs: 1, graph: "c"))
+        row.pluginSHA256 = "00"
+        row.coverage = ProbeCoverage(exact: [.init(op: "add", widths: [16])], unsupported: [], maxElements: 5)
+        let listing = UnitListing(entries: [.init(record: row, probed: true, cacheKey: "k")], cacheFile: "/c", warnings: [])
+        for text in [try JSON.report(ProbeReport(ProbeResult(units: [row])), schema: .probe),
+                     try JSON.report(ProbeListing(listing), schema: .probeList)] {
+            func check(_ v: Any) {
+                if let o = v as? [String: Any] {
+                    for (k, x) in o {
+                        XCTAssertTrue(k.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "key \(k)")
+                        check(x)
+                    }
+                } else if let a = v as? [Any] {
+                    a.forEach(check)
+                }
+            }
+            check(try object(text))
+        }
+    }
 }

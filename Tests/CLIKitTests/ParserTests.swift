@@ -118,12 +118,6 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(usageError(["audit", "verify"])?.hint, "try 'waihost audit verify --help'")
     }
 
-    /// The review leftover: the probe worker is not a command (it became waihost-unit-worker).
-    func testTheUnitWorkerIsNotACommand() throws {
-        XCTAssertEqual(usageError(["probe-worker"])?.message, "unknown command 'probe-worker'")
-        XCTAssertNil(CLI.table.command("probe-worker"))
-    }
-
     func testExclusiveOptions() throws {
         XCTAssertEqual(usageError(["decode", "x.wai", "-o", "y.png", "--unit", "cpu", "--backend", "cpu"])?.message,
                        "give only one of --unit and --backend")

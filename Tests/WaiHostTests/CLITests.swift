@@ -40,7 +40,6 @@ final class CLITests: XCTestCase {
         let help = try waihost(["--help"])
         XCTAssertEqual(help.status, 0)
         for word in ["probe", "run-graph", "version"] { XCTAssertTrue(help.stdout.contains(word), word) }
-        XCTAssertFalse(help.stdout.contains("probe-worker"), "the worker is internal")
 
         let probeHelp = try waihost(["probe", "--help"])
         XCTAssertEqual(probeHelp.status, 0)
@@ -152,6 +151,13 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(report["rank"] as? Int, 1)
         XCTAssertEqual((reference["report"] as? [String: Any])?["backend"] as? String, "reference")
         XCTAssertEqual((forced["report"] as? [String: Any])?["dispatch"] as? String, "forced")
+        // Reports name the unit's index in its backend, not only its kind (docs/cli.md, "Unit identity").
+        let bestIndex = try XCTUnwrap(report["unit_index"] as? Int)
+        XCTAssertEqual(report["selector"] as? String, "cpu:\(bestIndex)")
+        XCTAssertEqual((forced["report"] as? [String: Any])?["unit_index"] as? Int, 0)
+        XCTAssertEqual((forced["report"] as? [String: Any])?["selector"] as? String, "cpu:0")
+        XCTAssertNil((reference["report"] as? [String: Any])?["unit_index"], "the reference interpreter is no unit")
+        XCTAssertEqual(best["schema"] as? String, "waihost.run-graph/1")
         XCTAssertEqual((best["outputs"] as? [[String: Any]])?.first?["shape"] as? [Int], [2, 4, 4])
 
         let text = try waihost(["run-graph", model, "--plugin-dir", dir])

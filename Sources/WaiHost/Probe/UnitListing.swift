@@ -9,10 +9,18 @@ public struct UnitListing: Sendable, Equatable {
         public var probed: Bool
         /// The unit's key in the probe cache (docs/probe.md, "Cache"); nil on rows without a unit.
         public var cacheKey: String?
+
+        public init(record: UnitProbeRecord, probed: Bool, cacheKey: String?) {
+            self.record = record; self.probed = probed; self.cacheKey = cacheKey
+        }
     }
 
     public var entries: [Entry]
     /// The probe cache file consulted; nil when the host has no cache.
     public var cacheFile: String?
     public var warnings: [String]
+
+    public init(entries: [Entry], cacheFile: String?, warnings: [String]) {
+        self.entries = entries; self.cacheFile = cacheFile; self.warnings = warnings
+    }
 }
