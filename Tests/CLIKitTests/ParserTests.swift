@@ -161,6 +161,11 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(envelope.size?.width, 8)
     }
 
+    func testOnlyOneThingWritesStandardOutput() throws {
+        XCTAssertEqual(usageError(["decode", "x.wai", "-o", "-", "--report", "-"])?.message, "--report - and -o - would both write standard output")
+        XCTAssertEqual(try DecodeCommand.options(try parsed(["decode", "-", "-o", "y.png", "--report=-"])).report, "-")
+    }
+
     func testSealWatchNeedsOut() throws {
         XCTAssertEqual(usageError(["seal", "d", "--key", "k", "--watch"])?.message, "--watch needs --out: ffmpeg keeps rewriting DIR")
         XCTAssertEqual(usageError(["seal", "d", "--key", "k", "--interval", "0"])?.message, "--interval needs a number in (0.0, 3600.0], got '0'")

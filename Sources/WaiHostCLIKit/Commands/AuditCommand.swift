@@ -2,6 +2,7 @@
 // the collector (AuditServe.swift).
 import Audit
 import Relay
+import WaiHost
 import Foundation
 
 enum AuditCommand: Command {
@@ -14,7 +15,7 @@ enum AuditCommand: Command {
             session record; names the record, signature or chain link that fails. Exit status 0 when it \
             verifies, 1 when it does not.
             """,
-        positionals: [PositionalSpec("BUNDLE", help: "the bundle file", completion: .file(["json"]))],
+        positionals: [PositionalSpec("BUNDLE", help: "the bundle file, or - for standard input", completion: .file(["json"]))],
         options: [
             .value("owner", "HEX", help: "refuse a bundle not addressed to this owner key (64 hex digits)"),
             .repeated("trust", "HEX", help: "refuse a binding by any installation key not listed"),
@@ -74,10 +75,16 @@ enum AuditCommand: Command {
     }
 
     static func verify(_ file: String, owner: Ed25519PublicKey?, trusted: Set<Ed25519PublicKey>?, json: Bool) throws -> Int32 {
-        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError(.file, "\(file): cannot read") }
+        let data: [UInt8]
+        if file == "-" {
+            data = try LocalFile.readStandardInput(limit: 1 << 30)
+        } else {
+            guard let d = FileManager.default.contents(atPath: file) else { throw CLIError(.file, "\(file): cannot read") }
+            data = [UInt8](d)
+        }
         let v: VerifiedBundle
         do {
-            v = try AuditBundle.verify([UInt8](data), owner: owner, trustedInstallationKeys: trusted)
+            v = try AuditBundle.verify(data, owner: owner, trustedInstallationKeys: trusted)
         } catch {
             throw CLIError(.audit, "\(file): does not verify: \(error)")
         }

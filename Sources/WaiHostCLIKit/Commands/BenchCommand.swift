@@ -21,7 +21,7 @@ enum BenchCommand: Command {
             .value("runs", "K", help: "timed decodes on the unit (default 3)"),
         ] + CodecOptions.selectionOptions + [
             .flag("no-reference", help: "skip the reference interpreter (no ratios)"),
-            .value("sample", "FILE", help: "payload or envelope whose bits per pixel to report", completion: .file(["wai", "payload"])),
+            .value("sample", "FILE", help: "payload or envelope whose bits per pixel to report (- for standard input)", completion: .file(["wai", "payload"])),
             CommonOptions.json,
             CommonOptions.quiet,
         ] + HostOptions.options,
@@ -198,7 +198,7 @@ enum BenchCommand: Command {
     }
 
     static func sampleRate(_ path: String) throws -> SampleRate {
-        let bytes = try LocalFile.read(path, limit: 1 << 30)
+        let bytes = try ByteIO.read(path, limit: 1 << 30)
         let opened = try CapabilityRegistry.open(bytes, expecting: IntHyperModelSet.capability)
         let p = try IntHyperPayload.parse(opened.payload)
         let pixels = Double(p.width * p.height)

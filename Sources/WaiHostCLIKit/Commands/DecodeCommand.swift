@@ -26,7 +26,7 @@ enum DecodeCommand: Command {
             .value("compare", "ORIGINAL", help: "add PSNR (R, G, B together, dB) against ORIGINAL (.png, or .rgb at the decoded size) and the bits per pixel",
                    completion: .file(["png", "rgb"])),
         ] + CodecOptions.selectionOptions + [
-            .value("report", "FILE", help: "also write the report as JSON to FILE", completion: .file(["json"])),
+            .value("report", "FILE", help: "also write the report as JSON to FILE (- for standard output, unless the picture goes there)", completion: .file(["json"])),
             CommonOptions.json,
             CommonOptions.quiet,
         ] + HostOptions.options,
@@ -50,6 +50,7 @@ enum DecodeCommand: Command {
         if let original = p.value("compare"), try PictureFormat.input(original, p, what: "--compare") == .standardStream {
             throw p.error("--compare needs a file, not -")
         }
+        if p.value("report") == "-", out == "-" { throw p.error("--report - and -o - would both write standard output") }
         return Options(input: p.positionals[0], model: p.value("model"), output: out, compare: p.value("compare"),
                        report: p.value("report"), selection: try CodecOptions.selection(p) ?? .best,
                        json: p.flag("json"), quiet: p.flag("quiet"), host: try HostOptions(p))
@@ -61,7 +62,7 @@ enum DecodeCommand: Command {
         let (input, model, out, reportPath, original, json) = (o.input, o.model, o.output, o.report, o.compare, o.json)
         // With -o - the report is what standard error carries: no progress lines in it.
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
-        let bytes = input == "-" ? try LocalFile.readStandardInput(limit: maximumInputSize) : try LocalFile.read(input, limit: maximumInputSize)
+        let bytes = try ByteIO.read(input, limit: maximumInputSize)
         let folder: String
         if let model {
             folder = model
@@ -94,7 +95,7 @@ enum DecodeCommand: Command {
             report.comparison = try PictureComparison(decoded: decoded.image, original: reference, originalName: original,
                                                       codedBytes: decoded.inputBytes)
         }
-        if let reportPath { try LocalFile.write(Array((try JSON.text(report) + "\n").utf8), to: reportPath) }
+        if let reportPath { try ByteIO.write(Array((try JSON.text(report) + "\n").utf8), to: reportPath) }
         let emit: (String) -> Void = out == "-" ? Output.err : Output.out
         let identity = UnitIdentity(backend: report.backend, rank: report.rank, driver: report.driver, probe: probe)
         if json {

@@ -11,7 +11,7 @@ enum RunGraphCommand: Command {
             selected unit and prints the run report (unit, backend, device, dispatch, reason) and the SHA-256 \
             of the outputs. The hash is the same whichever unit ran. It probes first (using the cache).
             """,
-        positionals: [PositionalSpec("MODEL.whm", help: "the model container (docs/model-container.md)", optional: true,
+        positionals: [PositionalSpec("MODEL.whm", help: "the model container (docs/model-container.md), or - for standard input", optional: true,
                                      completion: .file(["whm"]))],
         options: [
             CodecOptions.unit,
@@ -76,7 +76,8 @@ enum RunGraphCommand: Command {
         let (selection, seed, runs, json, options) = (o.selection, o.seed, o.runs, o.json, o.host)
         let graph: IntegerGraph, inputs: [TensorValue], name: String
         if let model = o.model {
-            graph = try ModelContainer.load(path: model)
+            graph = model == "-" ? try ModelContainer.decode(try LocalFile.readStandardInput(limit: 1 << 30), source: "standard input")
+                                 : try ModelContainer.load(path: model)
             inputs = seededInputs(graph, seed: seed)
             name = model
         } else {
