@@ -56,7 +56,10 @@ let package = Package(
         .target(name: "WaiHostC", dependencies: ["WaiHost", "WaiHostCAPI"], path: "Sources/WaiHostC",
                 // Programs record libwaihost.so.1 (the API major, waihost.h) as what they need.
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libwaihost.so.1"])]),
-        .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHost", "Relay", "Audit"], path: "Sources/WaiHostCLI"),
+        // The CLI: its command table, parser (pure, unit-tested by CLIKitTests) and commands;
+        // the executable is only main.swift. WaiHost does not depend on it.
+        .target(name: "WaiHostCLIKit", dependencies: ["WaiHost", "BackendABI", "Relay", "Audit"], path: "Sources/WaiHostCLIKit"),
+        .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHostCLIKit"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",
                 cSettings: [.unsafeFlags(["-O3"])]),
@@ -84,6 +87,7 @@ let package = Package(
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
+        .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit"], path: "Tests/CLIKitTests"),
         .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests",
                     exclude: ["verify_bundle.py"]),
     ]

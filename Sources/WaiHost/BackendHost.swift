@@ -74,6 +74,12 @@ public final class BackendHost: @unchecked Sendable {
         return result
     }
 
+    /// Lists every unit of every plugin with its cached verdict, probing nothing: the plugins
+    /// are loaded (in their workers) only to list their units.
+    public func listUnits() -> UnitListing {
+        ProbeRunner(configuration: configuration, pool: workers, progress: nil).list()
+    }
+
     /// The last probe's result, probing first if this host has not probed yet.
     public func currentProbe() throws -> ProbeResult {
         if let r = lock.withLock({ probeResult }) { return r }

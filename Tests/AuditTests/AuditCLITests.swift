@@ -46,10 +46,19 @@ final class AuditCLITests: XCTestCase {
 
         let json = try waihost(["audit", "verify", good, "--json", "--owner", Fixture.stranger.publicKey.hex])
         XCTAssertEqual(json.status, 1)
+        // Under --json the failure is the CLI's error object (docs/cli.md, "JSON output").
         let o = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        XCTAssertEqual(o?["ok"] as? Bool, false)
-        XCTAssertEqual(o?["error"] as? String, AuditBundleError.wrongOwner(expected: Fixture.stranger.publicKey.hex,
-                                                                           got: Fixture.owner.publicKey.hex).description)
+        XCTAssertEqual(o?["schema"] as? String, "waihost.error/1")
+        let error = o?["error"] as? [String: Any]
+        XCTAssertEqual(error?["code"] as? String, "audit")
+        XCTAssertEqual(error?["message"] as? String, "\(good): does not verify: " + AuditBundleError.wrongOwner(
+            expected: Fixture.stranger.publicKey.hex, got: Fixture.owner.publicKey.hex).description)
+        let verified = try waihost(["audit", "verify", good, "--json"])
+        XCTAssertEqual(verified.status, 0, verified.stderr)
+        let v = try JSONSerialization.jsonObject(with: Data(verified.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(v?["schema"] as? String, "waihost.audit-verify/1")
+        XCTAssertEqual(v?["ok"] as? Bool, true)
+        XCTAssertEqual(v?["session_id"] as? String, b.sessionId)
 
         b.records.swapAt(1, 2)
         let bad = dir.path + "/bad.json"

@@ -457,13 +457,14 @@ final class RelayServerTests: XCTestCase {
         let printed = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
         guard let url = printed?["url"] as? String else { throw TestFailure("no url in \(String(decoding: line, as: UTF8.self))") }
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
+        XCTAssertEqual(printed?["schema"] as? String, "waihost.relay/1")
         let f = try Curl.request(url)
         XCTAssertEqual(f.status, 200)
         XCTAssertTrue(String(decoding: f.body, as: UTF8.self).contains("/seg0.ts"))
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
         let tail = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertTrue(tail.contains("{\"ended\":\"idle_timeout\"}"), tail)
+        XCTAssertTrue(tail.contains("{\"ended\":\"idle_timeout\",\"schema\":\"waihost.relay-ended/1\"}"), tail)
     }
 
     /// `waihost relay` with an origin URL carrying user:password: nothing it prints, on stdout

@@ -40,7 +40,6 @@ final class CLITests: XCTestCase {
         let help = try waihost(["--help"])
         XCTAssertEqual(help.status, 0)
         for word in ["probe", "run-graph", "version"] { XCTAssertTrue(help.stdout.contains(word), word) }
-        XCTAssertFalse(help.stdout.contains("probe-worker"), "the worker is internal")
 
         let probeHelp = try waihost(["probe", "--help"])
         XCTAssertEqual(probeHelp.status, 0)
@@ -52,12 +51,22 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(version.stdout.contains("backend ABI 1.0"))
         XCTAssertTrue(version.stdout.contains("probe suite \(ProbeSuite.version)"))
 
+        XCTAssertEqual(try waihost(["-V"]).stdout, version.stdout)
+
         XCTAssertEqual(try waihost([]).status, 2)
         XCTAssertEqual(try waihost(["frobnicate"]).status, 2)
+        // One line naming the problem and one pointing at --help, not the whole help.
         let bad = try waihost(["probe", "--frobnicate"])
         XCTAssertEqual(bad.status, 2)
-        XCTAssertTrue(bad.stderr.contains("unknown argument --frobnicate"), bad.stderr)
-        XCTAssertEqual(try waihost(["probe-worker"]).status, 2)
+        XCTAssertEqual(bad.stderr, "waihost probe: unknown option --frobnicate\ntry 'waihost probe --help'\n")
+        XCTAssertEqual(bad.stdout, "")
+        // The same under --json: the error as one JSON object on standard output, same status.
+        let badJSON = try waihost(["probe", "--json", "--frobnicate"])
+        XCTAssertEqual(badJSON.status, 2)
+        let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(badJSON.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(error["schema"] as? String, "waihost.error/1")
+        XCTAssertEqual((error["error"] as? [String: Any])?["code"] as? String, "usage")
+        XCTAssertEqual((error["error"] as? [String: Any])?["message"] as? String, "unknown option --frobnicate")
     }
 
     func testProbeJSONShapeColdAndWarm() throws {
@@ -85,6 +94,8 @@ final class CLITests: XCTestCase {
         XCTAssertNotNil(speed["median_ms"] as? Double)
         XCTAssertNil(u["mismatch"], "accepted units have no mismatch")
         XCTAssertEqual(object["host_version"] as? String, WaiHostVersion.string)
+        XCTAssertEqual(object["schema"] as? String, "waihost.probe/1")
+        XCTAssertEqual(u["selector"] as? String, "cpu:\(u["index"] as? Int ?? -1)")
 
         let warm = try waihost(["probe", "--json", "--plugin-dir", dir], env: ["WAIHOST_CACHE_DIR": cache])
         XCTAssertEqual(warm.status, 0)
@@ -140,6 +151,13 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(report["rank"] as? Int, 1)
         XCTAssertEqual((reference["report"] as? [String: Any])?["backend"] as? String, "reference")
         XCTAssertEqual((forced["report"] as? [String: Any])?["dispatch"] as? String, "forced")
+        // Reports name the unit's index in its backend, not only its kind (docs/cli.md, "Unit identity").
+        let bestIndex = try XCTUnwrap(report["unit_index"] as? Int)
+        XCTAssertEqual(report["selector"] as? String, "cpu:\(bestIndex)")
+        XCTAssertEqual((forced["report"] as? [String: Any])?["unit_index"] as? Int, 0)
+        XCTAssertEqual((forced["report"] as? [String: Any])?["selector"] as? String, "cpu:0")
+        XCTAssertNil((reference["report"] as? [String: Any])?["unit_index"], "the reference interpreter is no unit")
+        XCTAssertEqual(best["schema"] as? String, "waihost.run-graph/1")
         XCTAssertEqual((best["outputs"] as? [[String: Any]])?.first?["shape"] as? [Int], [2, 4, 4])
 
         let text = try waihost(["run-graph", model, "--plugin-dir", dir])
@@ -166,5 +184,98 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try waihost(["run-graph"]).status, 2)
         XCTAssertEqual(try waihost(["run-graph", model, "--unit", "cpu:"]).status, 2)
         XCTAssertEqual(try waihost(["run-graph", model, "--input-seed", "-4"]).status, 2)
+    }
+
+    /// `probe --list` probes nothing (an empty cache: every unit "not probed"); after a probe
+    /// it shows the cached verdicts. `probe NAME` shows one backend in detail.
+    func testProbeListAndOneBackendInDetail() throws {
+        let dir = try HostTestSupport.folderWithCPUPlugin("cli-list")
+        let cache = try HostTestSupport.temporaryDirectory("cli-list-cache")
+        let env = ["WAIHOST_CACHE_DIR": cache]
+        let cold = try waihost(["probe", "--list", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(cold.status, 0, cold.stderr)
+        XCTAssertEqual(cold.stderr, "", "listing probes nothing")
+        XCTAssertTrue(cold.stdout.contains("cpu:0") && cold.stdout.contains("not probed"), cold.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "/probe-cache.json"), "nothing probed, nothing cached")
+
+        let detail = try waihost(["probe", "cpu:0", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(detail.status, 0, detail.stderr)
+        for line in ["backend:        cpu", "unit cpu:0", "verdict:      accepted", "exact ops:", "conv2d", "int16, int32",
+                     "cache key:    ", "probe cache:    " + cache + "/probe-cache.json, written"] {
+            XCTAssertTrue(detail.stdout.contains(line), "\(line) not in:\n\(detail.stdout)")
+        }
+        let json = try waihost(["probe", "cpu", "--json", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertFalse(json.stderr.contains("probing"), "the verdicts are cached now: \(json.stderr)")
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(o["schema"] as? String, "waihost.probe-unit/1")
+        let units = try XCTUnwrap(o["units"] as? [[String: Any]])
+        XCTAssertFalse(units.isEmpty)
+        XCTAssertEqual((units[0]["cache_key"] as? String)?.count, 64)
+        XCTAssertNotNil((units[0]["coverage"] as? [String: Any])?["exact"])
+
+        let warm = try waihost(["probe", "--list", "--json", "--plugin-dir", dir], env: env)
+        let listed = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(warm.stdout.utf8)) as? [String: Any])?["units"] as? [[String: Any]])
+        XCTAssertTrue(listed.allSatisfy { $0["probed"] as? Bool == true && $0["state"] as? String == "accepted" }, warm.stdout)
+
+        let none = try waihost(["probe", "vulkan", "--plugin-dir", dir], env: env)
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no backend unit matches \"vulkan\"; units that exist: cpu:0"), none.stderr)
+    }
+
+    func testSealRefusesAMissingOrEmptyFolder() throws {
+        let dir = try HostTestSupport.temporaryDirectory("cli-seal")
+        let key = dir + "/publisher.key"
+        XCTAssertEqual(try waihost(["keygen", "-o", key]).status, 0)
+        let missing = try waihost(["seal", dir + "/nope", "--key", key])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("nope: no such folder"), missing.stderr)
+        try FileManager.default.createDirectory(atPath: dir + "/empty", withIntermediateDirectories: true)
+        let empty = try waihost(["seal", dir + "/empty", "--key", key, "--json"])
+        XCTAssertEqual(empty.status, 1)
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((o["error"] as? [String: Any])?["code"] as? String, "stream")
+        XCTAssertTrue(((o["error"] as? [String: Any])?["message"] as? String ?? "").contains("no playlist"), empty.stdout)
+    }
+
+    func testGenerateManPagesAndCompletion() throws {
+        let dir = try HostTestSupport.temporaryDirectory("cli-man") + "/man1"
+        let man = try waihost(["generate", "man", dir], env: ["SOURCE_DATE_EPOCH": "1764547200"])
+        XCTAssertEqual(man.status, 0, man.stderr)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        XCTAssertTrue(pages.contains("waihost.1") && pages.contains("waihost-decode.1") && pages.contains("waihost-probe.1"), "\(pages)")
+        let decode = try String(contentsOfFile: dir + "/waihost-decode.1", encoding: .utf8)
+        XCTAssertTrue(decode.contains(".TH \"WAIHOST-DECODE\" 1 \"2025-12-01\""), decode)
+        let completion = try waihost(["generate", "completion", "bash"])
+        XCTAssertEqual(completion.status, 0)
+        XCTAssertTrue(completion.stdout.contains("complete -o filenames -o bashdefault -F _waihost waihost"))
+        XCTAssertEqual(try waihost(["generate", "completion", "tcsh"]).status, 2)
+    }
+
+    /// `-` wherever a file goes: a picture piped through encode and decode gives the bytes the
+    /// same commands give on files.
+    func testStandardStreamsWhereFilesGo() throws {
+        let dir = try HostTestSupport.temporaryDirectory("cli-pipe")
+        let w = HostTestSupport.waihost
+        XCTAssertEqual(try waihost(["make-model", "--seed", "3", "--n", "8", "--m", "12", "-o", dir + "/m", "-q"]).status, 0)
+        XCTAssertEqual(try waihost(["make-picture", "--size", "40x24", "-o", dir + "/p.png"]).status, 0)
+        XCTAssertEqual(try waihost(["encode", dir + "/p.png", "--model", dir + "/m", "-o", dir + "/p.wai", "--unit", "reference"]).status, 0)
+        XCTAssertEqual(try waihost(["decode", dir + "/p.wai", "--model", dir + "/m", "-o", dir + "/files.rgb", "--unit", "reference"]).status, 0)
+        let pipeline = "'\(w)' make-picture --size 40x24 -o - | '\(w)' encode - --size 40x24 --model '\(dir)/m' -o - --unit reference -q"
+            + " | '\(w)' decode - --model '\(dir)/m' -o - --unit reference -q > '\(dir)/pipe.rgb'"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "set -e; " + pipeline]
+        p.environment = ProcessInfo.processInfo.environment.merging(["WAIHOST_CACHE_DIR": dir + "/cache"]) { $1 }
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let files = try Data(contentsOf: URL(fileURLWithPath: dir + "/files.rgb"))
+        XCTAssertEqual(files.count, 40 * 24 * 3)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/pipe.rgb")), files)
+        // An extension it cannot write is refused before anything runs, naming those it can.
+        let jpg = try waihost(["decode", dir + "/p.wai", "--model", dir + "/m", "-o", dir + "/x.jpg"])
+        XCTAssertEqual(jpg.status, 2)
+        XCTAssertEqual(jpg.stderr, "waihost decode: -o \(dir)/x.jpg: cannot write '.jpg'; it writes .png, .rgb or - (raw RGB8 rows on standard output)\ntry 'waihost decode --help'\n")
     }
 }

@@ -33,20 +33,24 @@ struct ProbeRunner {
         var key: String?
     }
 
-    func run(fresh: Bool) -> ProbeResult {
-        var warnings: [String] = []
-        let warn: (String) -> Void = { warnings.append($0) }
+    /// The rows before any probing: one per unit (its cached verdict applied, else "not
+    /// probed"), one per plugin or folder that gave none; `pending` are the units with no
+    /// cached verdict, `keys` each unit row's cache key; `listings` and `hashes` what the
+    /// cache is to remember of the listing (docs/probe.md §5, "Listing").
+    private func listRows(fresh: Bool, warn: (String) -> Void)
+        -> (rows: [UnitProbeRecord], pending: [Pending], keys: [Int: String], cache: ProbeCache?,
+            listings: [String: ProbeCache.Listing], hashes: FileHashes?) {
         let scan = PluginDiscovery.scan(directories: configuration.pluginDirectories)
         var rows: [UnitProbeRecord] = scan.problems.map {
             UnitProbeRecord(backend: lastComponent($0.path), path: $0.path, device: "", unit: "unknown", index: nil,
                             driver: "", state: .failed, reason: "plugin folder \($0.path) cannot be read: \($0.reason)")
         }
+        let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
         guard configuration.unitWorkerExecutable != nil else {
             rows += scan.plugins.map { failedRow(path: $0, reason: WorkerError.noWorkerExecutable.description) }
-            return ProbeResult(units: rows, warnings: warnings)
+            return (rows, [], [:], cache, [:], nil)
         }
 
-        let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
         let contents = fresh ? ProbeCache.Contents() : (cache?.loadAll(warn: warn) ?? ProbeCache.Contents())
         let cached = contents.entries
         // The cheap identity of what listings depend on (docs/probe.md §5, "Listing"), taken
@@ -68,6 +72,7 @@ struct ProbeRunner {
         }
 
         var pending: [Pending] = []
+        var keys: [Int: String] = [:]
         for (path, listing) in zip(scan.plugins, listings) {
             switch listing {
             case .failed(let reason):
@@ -86,6 +91,7 @@ struct ProbeRunner {
                                               state: .failed, reason: "not probed")
                     row.pluginSHA256 = sha
                     row.listingCached = listingCached
+                    keys[rows.count] = key
                     if let hit = cached[key] {
                         apply(hit.outcome, to: &row)
                         row.speed = hit.speed
@@ -98,6 +104,31 @@ struct ProbeRunner {
                 }
             }
         }
+        return (rows, pending, keys, cache, newListings, hashes)
+    }
+
+    /// The units and their cached verdicts, probing nothing (`waihost probe --list`).
+    func list() -> UnitListing {
+        var warnings: [String] = []
+        let listed = listRows(fresh: false, warn: { warnings.append($0) })
+        var rows = listed.rows
+        let (pending, keys, cache) = (listed.pending, listed.keys, listed.cache)
+        Self.rank(&rows)
+        let unprobed = Set(pending.map(\.row))
+        let entries = rows.enumerated().map { i, r in
+            UnitListing.Entry(record: r, probed: !unprobed.contains(i), cacheKey: keys[i])
+        }
+        return UnitListing(entries: entries, cacheFile: cache?.path, warnings: warnings)
+    }
+
+    func run(fresh: Bool) -> ProbeResult {
+        var warnings: [String] = []
+        let warn: (String) -> Void = { warnings.append($0) }
+        let listed = listRows(fresh: fresh, warn: warn)
+        var rows = listed.rows
+        let (pending, cache) = (listed.pending, listed.cache)
+        guard let hashes = listed.hashes else { return ProbeResult(units: rows, warnings: warnings) }
+        let newListings = listed.listings
 
         // Exactness: plugins in parallel, the units of one plugin one after another in its
         // one worker, so a crash is the crash of the unit being probed. Timing one unit at

@@ -1,30 +1,44 @@
 import WaiHost
 
 enum RunGraphCommand: Command {
-    static let name = "run-graph"
-    static let summary = "run a .whm model graph on the selected unit with seeded inputs"
-    static let help = """
-        usage: waihost run-graph MODEL.whm|--calibration [--unit SEL] [--input-seed N] [--runs K]
-                                 [--json] [--plugin-dir DIR]...
+    static let spec = CommandSpec(
+        name: "run-graph",
+        summary: "run a .whm model graph on the selected unit with seeded inputs",
+        synopsis: ["MODEL.whm|--calibration [--unit SEL] [--input-seed N] [--runs K] [--json] [--plugin-dir DIR]..."],
+        description: """
+            Loads the model (its certificate is verified), fills every graph input with values drawn from a \
+            seeded generator inside the input's declared interval (the input contract), runs the graph on the \
+            selected unit and prints the run report (unit, backend, device, dispatch, reason) and the SHA-256 \
+            of the outputs. The hash is the same whichever unit ran. It probes first (using the cache).
+            """,
+        positionals: [PositionalSpec("MODEL.whm", help: "the model container (docs/model-container.md), or - for standard input", optional: true,
+                                     completion: .file(["whm"]))],
+        options: [
+            CodecOptions.unit,
+            .value("input-seed", "N", help: "seed of the input generator (default 1)"),
+            .flag("calibration", help: "run the probe's calibration graph with its fixed inputs instead of a model (docs/probe.md, \"Ranking\")"),
+            .value("runs", "K", help: "after one warm-up, time K runs and report the median (default: one run, no warm-up)"),
+            CommonOptions.json,
+        ] + HostOptions.options)
 
-        Loads the model (its certificate is verified), fills every graph input with
-        values drawn from a seeded generator inside the input's declared interval (the
-        input contract), runs the graph on the selected unit and prints the run report
-        (unit, backend, device, dispatch, reason) and the SHA-256 of the outputs. The
-        hash is the same whichever unit ran.
+    struct Options: Equatable {
+        var model: String?
+        var selection: UnitSelection
+        var seed: UInt64
+        var runs: Int
+        var json: Bool
+        var host: HostOptions
+    }
 
-          --unit SEL         best (default), reference, cpu, gpu, other, NAME or NAME:INDEX
-          --input-seed N     seed of the input generator (default 1)
-          --calibration      run the probe's calibration graph with its fixed inputs
-                             instead of a model (docs/probe.md, "Ranking")
-          --runs K           after one warm-up, time K runs and report the median (default:
-                             one run, no warm-up); compare units by running this per unit
-          --json             print one JSON object instead
-        \(HostOptions.help)
-
-        Exit status: 0 when the graph ran, 1 on an error (unreadable or refused model,
-        unknown unit, run failure), 2 on a usage error.
-        """
+    static func options(_ p: ParsedArguments) throws(UsageError) -> Options {
+        let model = p.positionals.first
+        guard (model == nil) == p.flag("calibration") else {
+            throw p.error("give a MODEL.whm or --calibration (one of them)")
+        }
+        return Options(model: model, selection: try CodecOptions.selection(p) ?? .best,
+                       seed: try p.uint64("input-seed") ?? 1, runs: try p.int("runs", in: 1...10_000) ?? 0,
+                       json: p.flag("json"), host: try HostOptions(p))
+    }
 
     struct Result: Encodable {
         var model: String
@@ -34,8 +48,21 @@ enum RunGraphCommand: Command {
         var outputsSHA256: String
         var elapsedMs: Double
         var runs: Int
+        /// The unit's index and device identity, beside the library's report.
+        var identity: UnitIdentity
         enum CodingKeys: String, CodingKey {
             case model, seed, report, outputs, outputsSHA256 = "outputs_sha256", elapsedMs = "elapsed_ms", runs
+        }
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(model, forKey: .model)
+            try c.encode(seed, forKey: .seed)
+            try c.encode(Merged(base: report, extra: identity), forKey: .report)
+            try c.encode(outputs, forKey: .outputs)
+            try c.encode(outputsSHA256, forKey: .outputsSHA256)
+            try c.encode(elapsedMs, forKey: .elapsedMs)
+            try c.encode(runs, forKey: .runs)
         }
     }
 
@@ -45,40 +72,12 @@ enum RunGraphCommand: Command {
         var sha256: String
     }
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        var model: String?
-        var selection = UnitSelection.best
-        var seed: UInt64 = 1
-        var json = false, calibration = false
-        var runs = 0
-        var options = HostOptions()
-        var args = ArgumentCursor(arguments)
-        while let a = args.next() {
-            switch a {
-            case "--unit": selection = try UnitSelection(parsing: try args.value(for: a))
-            case "--calibration": calibration = true
-            case "--runs":
-                let v = try args.value(for: a)
-                guard let k = Int(v), (1...10_000).contains(k) else { throw UsageError(message: "--runs needs an integer in 1…10000, got \(v)") }
-                runs = k
-            case "--input-seed":
-                let v = try args.value(for: a)
-                guard let s = UInt64(v) else { throw UsageError(message: "--input-seed needs a non-negative integer, got \(v)") }
-                seed = s
-            case "--json": json = true
-            default:
-                if try options.parse(a, &args) { continue }
-                guard !a.hasPrefix("-"), model == nil else { throw UsageError(message: "unknown argument \(a)") }
-                model = a
-            }
-        }
-        guard (model == nil) != !calibration else {
-            throw UsageError(message: "run-graph needs a MODEL.whm or --calibration (one of them)")
-        }
-
+    static func run(_ o: Options) throws -> Int32 {
+        let (selection, seed, runs, json, options) = (o.selection, o.seed, o.runs, o.json, o.host)
         let graph: IntegerGraph, inputs: [TensorValue], name: String
-        if let model {
-            graph = try ModelContainer.load(path: model)
+        if let model = o.model {
+            graph = model == "-" ? try ModelContainer.decode(try LocalFile.readStandardInput(limit: 1 << 30), source: "standard input")
+                                 : try ModelContainer.load(path: model)
             inputs = seededInputs(graph, seed: seed)
             name = model
         } else {
@@ -108,13 +107,14 @@ enum RunGraphCommand: Command {
                                      sha256: SHA256.hex(bytes)))
         }
         let result = Result(model: name, seed: seed, report: report, outputs: hashes,
-                            outputsSHA256: SHA256.hex(all), elapsedMs: elapsed, runs: times.count)
+                            outputsSHA256: SHA256.hex(all), elapsedMs: elapsed, runs: times.count,
+                            identity: UnitIdentity(report, probe: selection == .reference ? nil : try host.currentProbe()))
         if json {
-            Output.out(try JSON.text(result))
+            Output.out(try JSON.report(result, schema: .runGraph))
         } else {
-            Output.out("unit:     \(report.unit)")
+            Output.out("unit:     \(report.unit)" + (result.identity.unitIndex.map { " (\(result.identity.selector), unit \($0))" } ?? ""))
             Output.out("backend:  \(report.backend)")
-            Output.out("device:   \(report.device)")
+            Output.out("device:   \(report.device)" + (result.identity.deviceIdentity?.text.map { ", " + $0 } ?? ""))
             Output.out("driver:   \(report.driver)")
             Output.out("dispatch: \(report.dispatch)\(report.rank.map { " (rank \($0))" } ?? "")")
             Output.out("reason:   \(report.reason)")

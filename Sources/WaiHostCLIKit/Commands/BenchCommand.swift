@@ -1,35 +1,57 @@
 import WaiHost
 
 enum BenchCommand: Command {
-    static let name = "bench"
-    static let summary = "time wai.neural.int_hyper decoding on a unit against the reference interpreter"
-    static let help = """
-        usage: waihost bench [--model DIR] [--seed S] [--n N] [--m M] [--size WxH] [--runs K]
-                             [--unit SEL | --backend NAME[:INDEX]] [--no-reference]
-                             [--sample FILE.wai] [--json] [--plugin-dir DIR]...
+    static let spec = CommandSpec(
+        name: "bench",
+        summary: "time wai.neural.int_hyper decoding on a unit against the reference interpreter",
+        description: """
+            Encodes the synthetic picture (default 768x512) with a model set (default: the seed-1 N=128, \
+            M=192 set, bmshj2018-hyperprior's sizes, generated on first use into DIR or the cache folder), \
+            decodes it K times (default 3, after one warm-up) on the selected unit and once on the reference \
+            interpreter, and prints the median time of entropy decoding, h_s and g_s on each and the \
+            reference's time divided by the unit's. The decoded bytes must be identical. Also prints the \
+            bits per pixel of the bench picture and of the sample payload (default samples/sample.wai when present).
+            """,
+        options: [
+            .value("model", "DIR", help: "model set to use; generated there when DIR does not exist", completion: .directory),
+            .value("seed", "S", help: "generator seed when the model set is generated (default 1)"),
+            .value("n", "N", help: "z channels when the model set is generated (default 128)"),
+            .value("m", "M", help: "y channels when the model set is generated (default 192)"),
+            .value("size", "WxH", help: "picture size (default 768x512)"),
+            .value("runs", "K", help: "timed decodes on the unit (default 3)"),
+        ] + CodecOptions.configuredSelectionOptions + [
+            .flag("no-reference", help: "skip the reference interpreter (no ratios)"),
+            .value("sample", "FILE", help: "payload or envelope whose bits per pixel to report (- for standard input)", completion: .file(["wai", "payload"])),
+            CommonOptions.json,
+            CommonOptions.quiet,
+        ] + HostOptions.options,
+        exclusive: [["unit", "backend"]],
+        exitStatus: [])
 
-        Encodes the synthetic picture (default 768x512) with a model set (default: the
-        seed-1 N=128, M=192 set, bmshj2018-hyperprior's sizes, generated on first use into
-        DIR or the cache folder), decodes it K times (default 3, after one warm-up) on the
-        selected unit and once on the reference interpreter, and prints the median time
-        of entropy decoding, h_s and g_s on each and the reference's time divided by the
-        unit's. The decoded bytes must be identical. Also prints the bits per pixel of the
-        bench picture and of the sample payload (default samples/sample.wai when present).
+    struct Options {
+        var model: String?
+        var sample: String?
+        var seed: UInt64
+        var n: Int
+        var m: Int
+        var runs: Int
+        var size: (width: Int, height: Int)
+        /// nil: the configured default unit (waihost.conf), else best.
+        var selection: UnitSelection?
+        var reference: Bool
+        var json: Bool
+        var quiet: Bool
+        var host: HostOptions
+    }
 
-          --model DIR        model set to use; generated there when DIR does not exist
-          --seed S, --n N, --m M
-                             generator settings when the model set is generated (1, 128, 192)
-          --size WxH         picture size (default 768x512)
-          --runs K           timed decodes on the unit (default 3)
-        \(CodecOptions.selectionHelp)
-          --no-reference     skip the reference interpreter (no ratios)
-          --sample FILE      payload or envelope whose bits per pixel to report
-          --json             print one JSON object instead
-        \(HostOptions.help)
-
-        Exit status: 0 when measured and identical, 1 on an error or differing bytes,
-        2 on a usage error.
-        """
+    static func options(_ p: ParsedArguments) throws(UsageError) -> Options {
+        Options(model: p.value("model"), sample: p.value("sample"), seed: try p.uint64("seed") ?? 1,
+                n: try p.int("n", in: SampleModelGenerator.channelRange) ?? 128,
+                m: try p.int("m", in: SampleModelGenerator.channelRange) ?? 192,
+                runs: try p.int("runs", in: 1...1000) ?? 3, size: try CodecOptions.size(p, "size") ?? (768, 512),
+                selection: try CodecOptions.selection(p), reference: !p.flag("no-reference"),
+                json: p.flag("json"), quiet: p.flag("quiet"), host: try HostOptions(p))
+    }
 
     struct Stages: Encodable {
         var entropyMs: Double
@@ -49,6 +71,16 @@ enum BenchCommand: Command {
         var runs: Int
         var median: Stages
         var sha256: String
+        var identity: UnitIdentity
+        enum CodingKeys: String, CodingKey { case unit, backend, device, dispatch, runs, median, sha256 }
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(unit, forKey: .unit); try c.encode(backend, forKey: .backend)
+            try c.encode(device, forKey: .device); try c.encode(dispatch, forKey: .dispatch)
+            try c.encode(runs, forKey: .runs); try c.encode(median, forKey: .median); try c.encode(sha256, forKey: .sha256)
+            try identity.encode(to: encoder)
+        }
     }
 
     struct Result: Encodable {
@@ -85,67 +117,53 @@ enum BenchCommand: Command {
         }
     }
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        var model: String?, sample: String?
-        var seed: UInt64 = 1, n = 128, m = 192, runs = 3
-        var size = (width: 768, height: 512)
-        var selection: UnitSelection?
-        var reference = true, json = false
-        var options = HostOptions()
-        var args = ArgumentCursor(arguments)
-        while let a = args.next() {
-            switch a {
-            case "--model": model = try args.value(for: a)
-            case "--seed":
-                let v = try args.value(for: a)
-                guard let s = UInt64(v) else { throw UsageError(message: "--seed needs an unsigned integer, got \(v)") }
-                seed = s
-            case "--n": n = try CodecOptions.unsigned(try args.value(for: a), flag: a, range: SampleModelGenerator.channelRange)
-            case "--m": m = try CodecOptions.unsigned(try args.value(for: a), flag: a, range: SampleModelGenerator.channelRange)
-            case "--size": size = try CodecOptions.size(try args.value(for: a), flag: a)
-            case "--runs": runs = try CodecOptions.unsigned(try args.value(for: a), flag: a, range: 1...1000)
-            case "--unit", "--backend":
-                guard selection == nil else { throw UsageError(message: "give one of --unit and --backend, once") }
-                let v = try args.value(for: a)
-                selection = a == "--unit" ? try UnitSelection(parsing: v) : try CodecOptions.backendSelection(v)
-            case "--no-reference": reference = false
-            case "--sample": sample = try args.value(for: a)
-            case "--json": json = true
-            default:
-                if try options.parse(a, &args) { continue }
-                throw UsageError(message: "unknown argument \(a)")
-            }
-        }
-        let configuration = options.configuration()
-        let log: (String) -> Void = { Output.err($0) }
+    static func run(_ o: Options) throws -> Int32 {
+        let (model, sample, seed, n, m, runs, size, reference, json) = (o.model, o.sample, o.seed, o.n, o.m, o.runs, o.size, o.reference, o.json)
+        let configuration = o.host.configuration()
+        let progress = Progress(enabled: !o.quiet)
 
         // The model set: given, or generated once and kept.
         let dir = model ?? (configuration.cacheDirectory ?? ".") + "/models/" + SampleModelGenerator.defaultName(seed: seed, n: n, m: m)
         if !LocalFile.exists(dir + "/manifest.json") {
-            log("generating model set (seed \(seed), N = \(n), M = \(m)) into \(dir) …")
+            progress.begin("generating model set (seed \(seed), N = \(n), M = \(m)) into \(dir)")
             try SampleModelGenerator.generate(seed: seed, n: n, m: m).write(to: dir)
+            progress.end()
         }
         let set = try IntHyperModelSet.load(directory: dir, needsAnalysis: true)
 
         let host = BackendHost(configuration: configuration)
-        let sel = selection ?? host.configuration.defaultUnit
-        if sel != .reference { _ = try host.currentProbe() }
+        let sel = o.selection ?? host.configuration.defaultUnit
+        var probe: ProbeResult?
+        if sel != .reference {
+            let probeProgress = ProbeProgress(enabled: !o.quiet, progress: progress)
+            probe = try host.probe(progress: probeProgress.line)
+            probeProgress.finish()
+        }
         let runner = HostGraphRunner(host: host, selection: sel)
         let picture = try SamplePicture.make(width: size.width, height: size.height)
-        log("encoding the \(size.width)×\(size.height) picture …")
+        progress.begin("encoding the \(size.width)×\(size.height) picture")
         let (bytes, _) = try IntHyperCodec.encode(picture, modelSet: set, runner: runner, envelope: true)
+        progress.end()
 
-        log("decoding on \(sel) (1 warm-up + \(runs) timed) …")
+        progress.begin("decoding on \(sel) (1 warm-up + \(runs) timed)")
+        progress.update(0, of: runs + 1, detail: "warm-up")
         _ = try IntHyperCodec.decode(bytes, modelSet: set, runner: runner)
         var unitRuns: [IntHyperCodec.Decoded] = []
-        for _ in 0..<runs { unitRuns.append(try IntHyperCodec.decode(bytes, modelSet: set, runner: runner)) }
-        let unitSide = side(unitRuns)
+        for k in 0..<runs {
+            progress.update(k + 1, of: runs + 1, detail: "run \(k + 1) of \(runs)")
+            unitRuns.append(try IntHyperCodec.decode(bytes, modelSet: set, runner: runner))
+        }
+        progress.update(runs + 1, of: runs + 1)
+        progress.end()
+        let unitSide = side(unitRuns, probe: probe)
 
         var refSide: Side?
         if reference {
-            log("decoding on the reference interpreter (slow) …")
-            let r = try IntHyperCodec.decode(bytes, modelSet: set, runner: HostGraphRunner(host: host, selection: .reference))
-            refSide = side([r])
+            progress.begin("decoding on the reference interpreter (slow)")
+            let r = try IntHyperCodec.decode(bytes, modelSet: set,
+                                             runner: ProgressRunner.decoding(set, HostGraphRunner(host: host, selection: .reference), progress))
+            progress.end()
+            refSide = side([r], probe: nil)
         }
         let speedup = refSide.map { r in
             Stages(entropyMs: r.median.entropyMs / unitSide.median.entropyMs,
@@ -161,14 +179,14 @@ enum BenchCommand: Command {
                             identical: refSide.map { $0.sha256 == unitSide.sha256 },
                             sample: try samplePath.map(sampleRate))
         if json {
-            Output.out(try JSON.text(result))
+            Output.out(try JSON.report(result, schema: .bench))
         } else {
             Output.out(text(result))
         }
         return result.identical == false ? ExitCode.failure : ExitCode.ok
     }
 
-    static func side(_ runs: [IntHyperCodec.Decoded]) -> Side {
+    static func side(_ runs: [IntHyperCodec.Decoded], probe: ProbeResult?) -> Side {
         func median(_ f: (IntHyperDecoder.Timings) -> Double) -> Double {
             let v = runs.map { f($0.result.timings) }.sorted()
             return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
@@ -177,11 +195,11 @@ enum BenchCommand: Command {
         return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch, runs: runs.count,
                     median: Stages(entropyMs: median { $0.entropy }, hyperSynthesisMs: median { $0.hyperSynthesis },
                                    synthesisMs: median { $0.synthesis }, totalMs: median { $0.total }),
-                    sha256: runs[0].image.sha256)
+                    sha256: runs[0].image.sha256, identity: UnitIdentity(r, probe: probe))
     }
 
     static func sampleRate(_ path: String) throws -> SampleRate {
-        let bytes = try LocalFile.read(path, limit: 1 << 30)
+        let bytes = try ByteIO.read(path, limit: 1 << 30)
         let opened = try CapabilityRegistry.open(bytes, expecting: IntHyperModelSet.capability)
         let p = try IntHyperPayload.parse(opened.payload)
         let pixels = Double(p.width * p.height)

@@ -12,41 +12,35 @@ struct AuditCLIOptions {
     /// acknowledged by then stays spooled and goes with the next run.
     var deliverWaitSeconds: Double = 15
 
-    /// Handles the audit flags; false when `flag` is not one of them.
-    mutating func parse(_ flag: String, _ args: inout ArgumentCursor) throws -> Bool {
-        switch flag {
-        case "--collector":
-            let v = try args.value(for: flag)
+    static let options: [OptionSpec] = [
+        .value("collector", "URL", help: "audit the session (docs/audit-bundle.md): post its signed bundle to URL/v1/sessions (spooled until acknowledged) and CMCD event reports to URL/v1/cmcd"),
+        .value("owner", "HEX", help: "the collector's owner key; its acknowledgement must verify"),
+        .value("installation-key", "FILE", help: "the key that binds each session key (default: created under the cache dir, audit/installation.key)",
+               completion: .file([])),
+        .value("deliver-wait", "S", help: "wait up to S seconds (default 15) at the end for the collector's acknowledgement; unacknowledged bundles stay spooled and are posted on the next audited run"),
+    ]
+
+    init() {}
+
+    init(_ p: ParsedArguments) throws(UsageError) {
+        if let v = p.value("collector") {
             let lower = v.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                throw UsageError(message: "--collector needs an http(s) URL")
-            }
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { throw p.error("--collector needs an http(s) URL") }
             collector = v
-        case "--owner":
-            guard let k = try? Ed25519PublicKey(hex: try args.value(for: flag)) else {
-                throw UsageError(message: "--owner needs 64 lowercase hex digits")
-            }
-            owner = k
-        case "--installation-key":
-            installationKeyPath = try args.value(for: flag)
-        case "--deliver-wait":
-            guard let s = Double(try args.value(for: flag)), s >= 0 else {
-                throw UsageError(message: "--deliver-wait needs a number of seconds")
-            }
-            deliverWaitSeconds = s
-        default:
-            return false
         }
-        return true
+        if let v = p.value("owner") {
+            guard let k = try? Ed25519PublicKey(hex: v) else { throw p.error("--owner needs 64 lowercase hex digits") }
+            owner = k
+        }
+        installationKeyPath = p.value("installation-key")
+        if let s = try p.double("deliver-wait", in: 0...86_400) { deliverWaitSeconds = s }
+        if collector == nil, owner != nil || installationKeyPath != nil { throw p.error("--owner and --installation-key need --collector") }
+        if collector != nil, owner == nil { throw p.error("--collector needs --owner") }
     }
 
     /// nil when the session is not audited.
     func start() throws -> RelayAuditing? {
-        guard let collector = collector else {
-            if owner != nil || installationKeyPath != nil { throw UsageError(message: "--owner and --installation-key need --collector") }
-            return nil
-        }
-        guard let owner = owner else { throw UsageError(message: "--collector needs --owner") }
+        guard let collector, let owner else { return nil }
         let dir = AuditPaths.directory()
         let key = try installationKeyPath.map { try PrivateKeyFile.read(path: $0) }
             ?? InstallationKey.loadOrCreate(path: AuditPaths.installationKey(in: dir))

@@ -4,34 +4,46 @@ import Glibc
 #endif
 
 /// The `wai.video.int_hyper` side of `waihost encode` and `waihost decode`
-/// (docs/capabilities/video_int_hyper.md §8–§9). The options are declared in EncodeCommand and
-/// DecodeCommand; this file does the work once they are parsed.
+/// (docs/capabilities/video_int_hyper.md §8–§9). The options are declared on the tables of
+/// EncodeCommand and DecodeCommand; this file reads them and does the work.
 enum VideoCodecOptions {
+    static let frames = OptionSpec.value("frames", "A..B", help: "only frames A to B of a sequence (0-based, both included)")
+    static let fps = OptionSpec.value("fps", "N[/D]", help: "a .rgb input is a sequence of RGB8 frames at this rate (wai.video.int_hyper)")
+    static let chroma = OptionSpec.value("chroma", "C", help: "rgb (default), yuv420 or yuv444: how a .rgb sequence decodes to Y4M",
+                                         completion: .words(VideoChroma.allCases.map(\.rawValue)))
+
     /// `--frames A..B`: 0-based, both ends included.
-    static func frames(_ text: String, flag: String) throws -> ClosedRange<Int> {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[1].isEmpty, let a = Int(parts[0]), let b = Int(parts[2]), a >= 0, b >= a else {
-            throw UsageError(message: "\(flag) needs A..B with 0 ≤ A ≤ B (0-based frame numbers, both included), got \(text)")
+    static func frames(_ p: ParsedArguments) throws(UsageError) -> ClosedRange<Int>? {
+        try p.value("frames", expected: "A..B with 0 ≤ A ≤ B (0-based frame numbers, both included)") { text in
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[1].isEmpty, let a = Int(parts[0]), let b = Int(parts[2]), a >= 0, b >= a else { return nil }
+            return a...b
         }
-        return a...b
     }
 
     /// `--fps N` or `--fps N/D`.
-    static func rate(_ text: String, flag: String) throws -> Rational {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let n = Int(parts[0]), (1...Rational.maximumTerm).contains(n),
-              let d = parts.count == 2 ? Int(parts[1]) : 1, (1...Rational.maximumTerm).contains(d) else {
-            throw UsageError(message: "\(flag) needs N or N/D with N and D in 1…\(Rational.maximumTerm), got \(text)")
+    static func rate(_ p: ParsedArguments) throws(UsageError) -> Rational? {
+        try p.value("fps", expected: "N or N/D with N and D in 1…\(Rational.maximumTerm)") { text in
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), let n = Int(parts[0]), (1...Rational.maximumTerm).contains(n),
+                  let d = parts.count == 2 ? Int(parts[1]) : 1, (1...Rational.maximumTerm).contains(d) else { return nil }
+            return Rational(n, d)
         }
-        return Rational(n, d)
     }
 
-    static func isVideoInput(_ path: String) -> Bool { path == "-" || path.lowercased().hasSuffix(".y4m") }
+    static func chroma(_ p: ParsedArguments) throws(UsageError) -> VideoChroma? {
+        try p.value("chroma", expected: VideoChroma.allCases.map(\.rawValue).joined(separator: ", ")) { VideoChroma(rawValue: $0) }
+    }
+
+    /// A Y4M stream starts with its magic; standard input is read once and sniffed.
+    static func isY4M(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Y4MStream.magic) }
 }
 
 enum VideoEncode {
     struct Request {
         var input: String
+        /// Standard input, when it was read to tell a Y4M stream from a picture.
+        var bytes: [UInt8]?
         var output: String
         var folder: String
         var raw: Bool
@@ -40,7 +52,7 @@ enum VideoEncode {
         var fps: Rational?
         var chroma: VideoChroma?
         var frames: ClosedRange<Int>?
-        var selection: UnitSelection
+        var selection: UnitSelection?
         var configuration: HostConfiguration
     }
 
@@ -76,12 +88,11 @@ enum VideoEncode {
     static let maximumInputSize = 1 << 30
 
     static func source(_ r: Request) throws -> Source {
-        if VideoCodecOptions.isVideoInput(r.input) {
+        if r.input == "-" || PictureFormat.of(r.input, sequences: true) == .y4m {
             guard r.size == nil, r.fps == nil, r.chroma == nil else {
-                throw UsageError(message: "--size, --fps and --chroma are for .rgb input; a Y4M stream carries them in its header")
+                throw UsageError("--size, --fps and --chroma are for .rgb input; a Y4M stream carries them in its header")
             }
-            let bytes = r.input == "-" ? try LocalFile.readStandardInput(limit: maximumInputSize)
-                                       : try LocalFile.read(r.input, limit: maximumInputSize)
+            let bytes = try r.bytes ?? ByteIO.read(r.input, limit: maximumInputSize)
             let y4m = try Y4MStream.parse(bytes, source: r.input, maximumFrames: VideoIntHyperPayload.maximumFrames)
             let h = y4m.header
             return Source(width: h.width, height: h.height, rate: h.frameRate, aspect: h.aspect,
@@ -90,7 +101,7 @@ enum VideoEncode {
             }
         }
         guard let size = r.size, let fps = r.fps else {
-            throw UsageError(message: "a .rgb sequence needs --size WxH and --fps N[/D]")
+            throw UsageError("a .rgb sequence needs --size WxH and --fps N[/D]")
         }
         let bytes = try LocalFile.read(r.input, limit: maximumInputSize)
         let frameBytes = size.width * size.height * 3
@@ -111,13 +122,14 @@ enum VideoEncode {
         try IntHyperSizeLimit.check(set, width: s.width, height: s.height, encoding: true)
         let range = r.frames ?? 0...(s.count - 1)
         guard range.upperBound < s.count else {
-            throw UsageError(message: "--frames \(range.lowerBound)..\(range.upperBound): \(r.input) has \(s.count) frames (0..\(s.count - 1))")
+            throw UsageError("--frames \(range.lowerBound)..\(range.upperBound): \(r.input) has \(s.count) frames (0..\(s.count - 1))")
         }
-        let runner = HostGraphRunner(host: BackendHost(configuration: r.configuration), selection: r.selection)
+        let host = BackendHost(configuration: r.configuration)
+        let runner = HostGraphRunner(host: host, selection: r.selection ?? host.configuration.defaultUnit)
         let encoded = try VideoIntHyperCodec.encode(count: range.count, frame: { try s.frame(range.lowerBound + $0) },
                                                     chroma: s.chroma, width: s.width, height: s.height, frameRate: s.rate,
                                                     aspect: s.aspect, modelSet: set, runner: runner, envelope: !r.raw)
-        try LocalFile.write(encoded.bytes, to: r.output)
+        try ByteIO.write(encoded.bytes, to: r.output)
         let first = encoded.reports.first
         let summary = Summary(capability: VideoIntHyperCodec.capability, output: r.output, enveloped: !r.raw, width: s.width,
                               height: s.height, chroma: s.chroma, frameRate: s.rate, frames: range.count,
@@ -125,14 +137,16 @@ enum VideoEncode {
                               bitsPerPixel: Double(encoded.bytes.count * 8) / Double(s.width * s.height * range.count),
                               pictureBytes: encoded.pictureBytes, modelSet: set.idHex, unit: first?.unit ?? "",
                               backend: first?.backend ?? "", elapsedMs: monotonicMs() - start)
+        // With -o - standard output carries the payload, standard error the summary.
+        let emit: (String) -> Void = r.output == "-" ? Output.err : Output.out
         if r.json {
-            Output.out(try JSON.text(summary))
+            emit(try JSON.report(summary, schema: .videoEncode))
         } else {
-            Output.out("\(r.output): \(r.raw ? "bare payload" : "WAI1 envelope") of \(VideoIntHyperCodec.capability), "
+            emit("\(r.output): \(r.raw ? "bare payload" : "WAI1 envelope") of \(VideoIntHyperCodec.capability), "
                 + "\(range.count) frames of \(s.width)×\(s.height) \(s.chroma.rawValue) at \(s.rate) fps, \(summary.bytes) bytes "
                 + "(\(CodecOptions.ratio(summary.bitsPerPixel)) bpp)")
-            Output.out("model set \(set.name) version \(set.version), id \(set.idHex)")
-            Output.out("graphs ran on \(summary.unit) (\(summary.backend)) in \(CodecOptions.ms(summary.elapsedMs)) total")
+            emit("model set \(set.name) version \(set.version), id \(set.idHex)")
+            emit("graphs ran on \(summary.unit) (\(summary.backend)) in \(CodecOptions.ms(summary.elapsedMs)) total")
         }
         return ExitCode.ok
     }
@@ -147,7 +161,7 @@ enum VideoDecode {
         var frames: ClosedRange<Int>?
         var reportPath: String?
         var json: Bool
-        var selection: UnitSelection
+        var selection: UnitSelection?
         var configuration: HostConfiguration
     }
 
@@ -168,21 +182,23 @@ enum VideoDecode {
         let lower = r.output.lowercased()
         let rgb = lower.hasSuffix(".rgb")
         guard rgb || r.output == "-" || lower.hasSuffix(".y4m") else {
-            throw UsageError(message: "-o \(r.output): a sequence decodes to OUT.y4m, OUT.rgb (RGB8 frames) or - (Y4M on standard output)")
+            throw UsageError("-o \(r.output): a sequence decodes to OUT.y4m, OUT.rgb (RGB8 frames) or - (Y4M on standard output)")
         }
         let range = r.frames ?? 0...(p.frames.count - 1)
         guard range.upperBound < p.frames.count else {
             throw VideoPayloadError.frameRange(first: range.lowerBound, last: range.upperBound, frameCount: p.frames.count)
         }
         let host = BackendHost(configuration: r.configuration)
-        if r.selection != .reference { _ = try host.currentProbe() }
+        let selection = r.selection ?? host.configuration.defaultUnit
+        // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
+        let probe = selection == .reference ? nil : try host.currentProbe()
         let header = Y4MHeader(width: p.width, height: p.height, frameRate: p.frameRate, aspect: p.aspect, chroma: p.chroma.y4m)
         var sink = try FrameSink(path: r.output)
         var report = VideoDecodeReport(opened, modelSet: set, range: range, output: r.output, outputFormat: rgb ? "rgb8" : "y4m")
         do {
             if !rgb { try sink.write(header.serialized()) }
             let decodeStart = monotonicMs()
-            try VideoIntHyperCodec.decode(opened, modelSet: set, runner: HostGraphRunner(host: host, selection: r.selection),
+            try VideoIntHyperCodec.decode(opened, modelSet: set, runner: HostGraphRunner(host: host, selection: selection),
                                           frames: range) { frame in
                 try sink.write(rgb ? frame.image.pixels : try Y4MWriter.frame(frame.planes, header: header))
                 report.add(frame)
@@ -193,9 +209,10 @@ enum VideoDecode {
             sink.abandon()
             throw error
         }
-        if let path = r.reportPath { try LocalFile.write(Array((try JSON.text(report) + "\n").utf8), to: path) }
+        if let path = r.reportPath { try ByteIO.write(Array((try JSON.text(report) + "\n").utf8), to: path) }
         let emit: (String) -> Void = r.output == "-" ? Output.err : Output.out
-        emit(r.json ? try JSON.text(report) : text(report))
+        let identity = UnitIdentity(backend: report.backend, rank: report.rank, driver: report.driver, probe: probe)
+        emit(r.json ? try JSON.report(Merged(base: report, extra: identity), schema: .videoDecode) : text(report))
         return ExitCode.ok
     }
 
