@@ -1,5 +1,6 @@
 import XCTest
 @testable import WaiHostCLIKit
+import WaiHost
 
 /// The conventions of docs/cli.md ("Conventions") on the real table, without spawning the binary.
 final class ParserTests: XCTestCase {
@@ -143,13 +144,13 @@ final class ParserTests: XCTestCase {
 
     func testOutputFormatFromTheExtension() throws {
         XCTAssertEqual(usageError(["decode", "x.wai", "-o", "y.jpg"])?.message,
-                       "-o y.jpg: cannot write '.jpg'; it writes .png, .rgb or - (raw RGB8 rows on standard output)")
+                       "-o y.jpg: cannot write '.jpg'; it writes .png, .rgb or - (raw RGB8 rows on standard output); a sequence: .y4m, .rgb (RGB8 frames) or - (Y4M)")
         XCTAssertEqual(usageError(["make-picture", "--size", "4x4", "-o", "noext"])?.message,
                        "-o noext: cannot write a name without an extension; it writes .png, .rgb or - (raw RGB8 rows on standard output)")
         XCTAssertEqual(usageError(["encode", "p.png", "-o", "o.png"])?.message,
                        "-o o.png: cannot write '.png'; it writes .wai (WAI1 envelope), .payload (bare payload) or - (standard output)")
         XCTAssertEqual(usageError(["encode", "p.gif", "-o", "o.wai"])?.message,
-                       "PICTURE p.gif: cannot read '.gif'; it reads .png, .rgb (with --size) or - (standard input: PNG, or raw RGB8 rows with --size)")
+                       "PICTURE p.gif: cannot read '.gif'; it reads .png, .rgb (with --size) or - (standard input: PNG, or raw RGB8 rows with --size); a sequence: .y4m, - (Y4M) or .rgb frames (with --size and --fps)")
         XCTAssertEqual(usageError(["encode", "p.rgb", "-o", "o.wai"])?.message, "a .rgb picture needs --size WxH")
         XCTAssertEqual(usageError(["encode", "p.png", "-o", "o.wai", "--size", "2x2"])?.message, "--size is for raw RGB8 input (.rgb or -) only")
 
@@ -222,5 +223,47 @@ final class ParserTests: XCTestCase {
         for c in CLI.table.commands { check(c, c.name) }
         let names = CLI.table.commands.map(\.name)
         XCTAssertEqual(Set(names).count, names.count)
+    }
+
+    /// The sequence options of encode and decode (docs/cli.md, encode/decode; docs/capabilities/video_int_hyper.md §8–§9).
+    func testSequenceAndPayloadVersionOptions() throws {
+        let y = try EncodeCommand.options(try parsed(["encode", "in.y4m", "-o", "o.wai", "--frames", "2..4"]))
+        XCTAssertEqual(y.sequence, EncodeCommand.Options.SequenceOptions(fps: nil, chroma: nil, frames: 2...4))
+        XCTAssertEqual(y.payloadVersion, IntHyperPayload.defaultVersion)
+        XCTAssertNil(y.selection, "no --unit: the configured default unit, chosen when the host is made")
+        let r = try EncodeCommand.options(try parsed(["encode", "f.rgb", "--size", "8x8", "--fps", "30000/1001", "--chroma", "yuv420", "-o", "o.wai"]))
+        XCTAssertEqual(r.sequence, EncodeCommand.Options.SequenceOptions(fps: Rational(30000, 1001), chroma: .yuv420, frames: nil))
+        // Standard input without sequence options is told apart when it is read.
+        XCTAssertNil(try EncodeCommand.options(try parsed(["encode", "-", "-o", "o.wai"])).sequence)
+        XCTAssertEqual(try EncodeCommand.options(try parsed(["encode", "p.png", "-o", "o.wai", "--payload-version", "1"])).payloadVersion,
+                       IntHyperPayload.Version(rawValue: 1))
+        XCTAssertEqual(usageError(["encode", "p.png", "-o", "o.wai", "--payload-version", "3"])?.message, "--payload-version is 1 or 2, not '3'")
+        XCTAssertEqual(usageError(["encode", "f.rgb", "--size", "8x8", "--chroma", "yuv420", "-o", "o.wai"])?.message,
+                       "a .rgb sequence needs --size WxH and --fps N[/D]")
+        XCTAssertEqual(usageError(["encode", "in.y4m", "--fps", "25", "-o", "o.wai"])?.message,
+                       "--size, --fps and --chroma are for .rgb input; a Y4M stream carries them in its header")
+        XCTAssertEqual(usageError(["encode", "f.rgb", "--size", "8x8", "--fps", "0", "-o", "o.wai"])?.message,
+                       "--fps needs N or N/D with N and D in 1…\(Rational.maximumTerm), got '0'")
+        XCTAssertEqual(usageError(["encode", "f.rgb", "--size", "8x8", "--fps", "25", "--chroma", "yuv411", "-o", "o.wai"])?.message,
+                       "--chroma needs rgb, yuv420, yuv444, got 'yuv411'")
+        XCTAssertEqual(usageError(["encode", "in.y4m", "-o", "o.wai", "--payload-version", "1"])?.message,
+                       "--payload-version is for pictures, not sequences (wai.video.int_hyper)")
+        let d = try DecodeCommand.options(try parsed(["decode", "s.wai", "-o", "out.y4m", "--frames", "0..0"]))
+        XCTAssertEqual(d.frames, 0...0)
+        XCTAssertNil(d.selection)
+        XCTAssertEqual(usageError(["decode", "s.wai", "-o", "-", "--frames", "3-4"])?.message,
+                       "--frames needs A..B with 0 ≤ A ≤ B (0-based frame numbers, both included), got '3-4'")
+        XCTAssertEqual(usageError(["decode", "s.wai", "-o", "-", "--frames", "4..3"])?.message,
+                       "--frames needs A..B with 0 ≤ A ≤ B (0-based frame numbers, both included), got '4..3'")
+        // make-picture writes pictures only.
+        XCTAssertNotNil(usageError(["make-picture", "--size", "4x4", "-o", "p.y4m"]))
+    }
+
+    func testAuditServeBindsAreRepeatable() throws {
+        let key = ["--db", "sqlite:/tmp/x.db", "--key", "k"]
+        let both = try AuditServe.options(try parsed(["audit", "serve"] + key))
+        XCTAssertEqual(both.binds, [], "none given: both loopbacks")
+        let two = try AuditServe.options(try parsed(["audit", "serve"] + key + ["--bind", "::1", "--bind=127.0.0.1"]))
+        XCTAssertEqual(two.binds, ["::1", "127.0.0.1"])
     }
 }

@@ -276,6 +276,6 @@ final class CLITests: XCTestCase {
         // An extension it cannot write is refused before anything runs, naming those it can.
         let jpg = try waihost(["decode", dir + "/p.wai", "--model", dir + "/m", "-o", dir + "/x.jpg"])
         XCTAssertEqual(jpg.status, 2)
-        XCTAssertEqual(jpg.stderr, "waihost decode: -o \(dir)/x.jpg: cannot write '.jpg'; it writes .png, .rgb or - (raw RGB8 rows on standard output)\ntry 'waihost decode --help'\n")
+        XCTAssertEqual(jpg.stderr, "waihost decode: -o \(dir)/x.jpg: cannot write '.jpg'; it writes .png, .rgb or - (raw RGB8 rows on standard output); a sequence: .y4m, .rgb (RGB8 frames) or - (Y4M)\ntry 'waihost decode --help'\n")
     }
 }

@@ -14,8 +14,8 @@ enum AuditServe {
         description: """
             Runs the collector: POST /v1/sessions (audit bundles), GET|POST /v1/cmcd (CMCD reports). A bundle \
             is acknowledged, signed with the owner key, only after it is durably committed. Prints \
-            {"port":N,"bind":"…","listen":["127.0.0.1:N","[::1]:N"],…,"schema":"waihost.audit-serve/1"} on \
-            stdout once listening; SIGINT/SIGTERM stop it. GET /health: 200 when the store takes writes.
+            {"port":N,"listen":[…],…,"schema":"waihost.audit-serve/1"} on stdout once listening \
+            (listen: every ADDRESS:PORT it listens on, e.g. "[::1]:8480"); SIGINT/SIGTERM stop it. GET /health: 200 when the store takes writes.
             """,
         options: [
             .value("db", "LOCATION", help: "sqlite:PATH (WAL, synchronous=FULL) or a libpq postgres:// URI", required: true),

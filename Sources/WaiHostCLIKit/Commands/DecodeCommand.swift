@@ -6,7 +6,7 @@ import Glibc
 enum DecodeCommand: Command {
     static let spec = CommandSpec(
         name: "decode",
-        summary: "decode a wai.neural.int_hyper payload or WAI1 envelope to PNG or RGB8 rows (a sequence to Y4M)",
+        summary: "decode a WAI1 envelope or payload: a picture to PNG/RGB8, a sequence to Y4M",
         synopsis: ["IN.wai|- [--model DIR] -o OUT.png|OUT.rgb|- [--compare ORIGINAL.png]",
                    "    [--unit SEL | --backend NAME[:INDEX]] [--report FILE.json] [--json] [--plugin-dir DIR]...",
                    "SEQUENCE.wai|- -o OUT.y4m|OUT.rgb|- [--frames A..B] [options above]"],

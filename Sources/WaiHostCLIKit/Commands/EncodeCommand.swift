@@ -84,7 +84,13 @@ enum EncodeCommand: Command {
         }
         let format = try PictureFormat.input(input, p, what: "PICTURE", sequences: true)
         let size = try CodecOptions.size(p, "size")
-        let version = try p.value("payload-version", expected: "1 or 2") { UInt8($0).flatMap(IntHyperPayload.Version.init(rawValue:)) }
+        var version: IntHyperPayload.Version?
+        if let v = p.value("payload-version") {
+            guard let parsed = UInt8(v).flatMap(IntHyperPayload.Version.init(rawValue:)) else {
+                throw p.error("--payload-version is 1 or 2, not '\(v)'")
+            }
+            version = parsed
+        }
         let fps = try VideoCodecOptions.rate(p), chroma = try VideoCodecOptions.chroma(p)
         let frames = try VideoCodecOptions.frames(p)
         var sequence: Options.SequenceOptions?

@@ -15,8 +15,8 @@ enum PictureFormat: Equatable {
 
     static let written = ".png, .rgb or - (raw RGB8 rows on standard output)"
     static let read = ".png, .rgb (with --size) or - (standard input: PNG, or raw RGB8 rows with --size)"
-    static let writtenWithSequences = written + "; a sequence: .y4m, .rgb (RGB8 frames) or - (Y4M on standard output)"
-    static let readWithSequences = ".png, .rgb (with --size; with --fps too, RGB8 frames), .y4m or - (standard input: PNG, Y4M, or raw RGB8 rows with --size)"
+    static let writtenWithSequences = written + "; a sequence: .y4m, .rgb (RGB8 frames) or - (Y4M)"
+    static let readWithSequences = read + "; a sequence: .y4m, - (Y4M) or .rgb frames (with --size and --fps)"
 
     static func of(_ path: String, sequences: Bool = false) -> PictureFormat? {
         if path == "-" { return .standardStream }
