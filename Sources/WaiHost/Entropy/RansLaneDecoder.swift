@@ -3,7 +3,7 @@
 /// lanes' symbol steps are interleaved, which gives the core 8 independent dependency
 /// chains instead of one (Giesen, "Interleaved entropy coders", 2014).
 public enum RansLaneDecoder {
-    /// Lanes decoded together on one thread: one SIMD8 of states.
+    /// Lanes decoded together, interleaved, on one thread.
     static let groupSize = 8
     /// Below this many values, threads cost more than they save.
     static let parallelThreshold = 1 << 14
@@ -43,7 +43,12 @@ public enum RansLaneDecoder {
                                 let failed = parallelMap(groups, width: width) { job.decode(lanes: $0) }
                                 if let g = failed.firstIndex(of: true) {
                                     // Slow path, once: lane by lane, for the lowest lane's own error.
-                                    failure = groups[g].lazy.compactMap { job.laneError($0) }.first
+                                    // Lanes are independent, so a lane that failed in its group
+                                    // fails alone too.
+                                    guard let e = groups[g].lazy.compactMap({ job.laneError($0) }).first else {
+                                        preconditionFailure("lane group \(groups[g]) failed, but none of its lanes alone")
+                                    }
+                                    failure = e
                                 }
                             }
                         }
