@@ -31,6 +31,9 @@
  *                          shifts back (a 24-bit multiplier), losing m's low 8 bits
  *   DEFECT_NO_LOOKUP       exact, but answers `unsupported` for any graph with a lookup
  *                          (not a defect: per-op acceptance must accept it for the rest)
+ *   DEFECT_SMALL_BUFFERS   exact, but answers `unsupported` for any graph with a tensor over
+ *                          2^24 + 2^20 elements, as a GPU with a buffer limit does (larger
+ *                          than any probe graph: the host must learn it at run time)
  */
 /* pthread barriers are POSIX.1-2001, not C11. */
 #define _POSIX_C_SOURCE 200112L
@@ -72,6 +75,8 @@
 #define DEFECT_SUFFIX "req-low-bits"
 #elif defined(DEFECT_NO_LOOKUP)
 #define DEFECT_SUFFIX "no-lookup"
+#elif defined(DEFECT_SMALL_BUFFERS)
+#define DEFECT_SUFFIX "small-buffers"
 #else
 #define DEFECT_SUFFIX "none"
 #endif
@@ -1168,6 +1173,16 @@ static wai_status plain_graph_prepare(wai_backend *backend, uint32_t unit,
     for (uint32_t i = 0; st == WAI_OK && i < graph->n_nodes; i++)
         if (((const wai_node_desc *)abi_elem(graph->nodes, node_stride, i))->op == WAI_OP_LOOKUP)
             return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_prepare: node %u: lookup is not implemented on this unit", i);
+#endif
+#if defined(DEFECT_SMALL_BUFFERS)
+    /* Not a defect either: a buffer limit, refused as the Vulkan backend refuses past maxStorageBufferRange. */
+    for (uint32_t t = 0; st == WAI_OK && t < graph->n_tensors; t++) {
+        const wai_tensor_desc *d = tdesc(&ck, t);
+        uint64_t n = (uint64_t)d->channels * d->height * d->width;
+        if (n > (1u << 24) + (1u << 20))
+            return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_prepare: tensor %u has %llu elements; buffers hold at most %u",
+                        t, (unsigned long long)n, (1u << 24) + (1u << 20));
+    }
 #endif
     if (st == WAI_OK)
         st = build_graph(&ck, node_stride, out);
