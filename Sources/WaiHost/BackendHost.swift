@@ -29,7 +29,7 @@ public final class BackendHost: @unchecked Sendable {
     /// Units that refused a graph as too large for them (`unsupported` or `out_of_memory`
     /// on a graph with a tensor past `sizeRefusalFloor` elements: a buffer limit such as
     /// lavapipe's maxStorageBufferRange): selector → the largest tensor (elements) they are
-    /// still given. Larger graphs go elsewhere; tiled runs plan below it (`maxTensorElements`).
+    /// still given, half the refused graph's largest. Larger graphs go elsewhere; tiled runs plan below it (`maxTensorElements`).
     private var tensorLimits: [String: Int] = [:]
     /// Below this a refusal says nothing about size: the probe ran graphs this large.
     static let sizeRefusalFloor = 1 << 20
@@ -143,7 +143,9 @@ public final class BackendHost: @unchecked Sendable {
                     // Too large for this unit, not a fault: it keeps smaller graphs.
                     let largest = ProbeCoverage.largestTensor(graph)
                     lock.withLock {
-                        tensorLimits[row.selector] = min(tensorLimits[row.selector] ?? Int.max, largest - 1)
+                        // Half: the real limit is unknown, and a plan just under the refused size
+                        // would be refused tile after tile.
+                        tensorLimits[row.selector] = min(tensorLimits[row.selector] ?? Int.max, largest / 2)
                         prepared.removeAll { $0.path == row.path && $0.unit == row.index && $0.graph == graph }
                     }
                     failedHere.append("\(row.selector) refused a graph with a tensor of \(largest) elements: \(refusal.error)")

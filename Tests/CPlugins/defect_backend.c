@@ -34,6 +34,9 @@
  *                          shifts back (a 24-bit multiplier), losing m's low 8 bits
  *   DEFECT_NO_LOOKUP       exact, but answers `unsupported` for any graph with a lookup
  *                          (not a defect: per-op acceptance must accept it for the rest)
+ *   DEFECT_SMALL_BUFFERS   exact, but answers `unsupported` for any graph with a tensor over
+ *                          2^24 + 2^20 elements, as a GPU with a buffer limit does (larger
+ *                          than any probe graph: the host must learn it at run time)
  */
 /* pthread barriers are POSIX.1-2001, not C11. */
 #define _POSIX_C_SOURCE 200112L
@@ -73,6 +76,8 @@ static void defect_run_node(const struct node *n, struct wai_prepared_graph *g);
 #define DEFECT_NAME "defect-req-low-bits"
 #elif defined(DEFECT_NO_LOOKUP)
 #define DEFECT_NAME "defect-no-lookup"
+#elif defined(DEFECT_SMALL_BUFFERS)
+#define DEFECT_NAME "defect-small-buffers"
 #else
 #define DEFECT_NAME "defect-none"
 #endif
@@ -543,6 +548,16 @@ static wai_status defect_graph_prepare(wai_backend *backend, uint32_t unit, cons
         if (plain->nodes[i].op == WAI_OP_LOOKUP) {
             plain_graph_release(plain);
             return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_prepare: node %u: lookup is not implemented on this unit", i);
+        }
+#endif
+#if defined(DEFECT_SMALL_BUFFERS)
+    /* Not a defect either: a buffer limit, refused as the Vulkan backend refuses past maxStorageBufferRange. */
+    for (uint32_t t = 0; t < plain->n_tensors; t++)
+        if (plain->tensors[t].count > (1u << 24) + (1u << 20)) {
+            size_t count = plain->tensors[t].count;
+            plain_graph_release(plain);
+            return fail(err, err_cap, WAI_ERR_UNSUPPORTED, "graph_prepare: tensor %u has %zu elements; buffers hold at most %u",
+                        t, count, (1u << 24) + (1u << 20));
         }
 #endif
     defect_graph *d = calloc(1, sizeof *d);

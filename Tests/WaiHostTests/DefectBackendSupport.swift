@@ -17,6 +17,7 @@ enum DefectVariant: String, CaseIterable {
     case bitFlips = "BIT_FLIPS"
     case reqLowBits = "REQ_LOW_BITS"
     case noLookup = "NO_LOOKUP"
+    case smallBuffers = "SMALL_BUFFERS"
 
     /// The table name defect_backend.c gives this variant.
     var backendName: String { "defect-" + rawValue.lowercased().replacingOccurrences(of: "_", with: "-") }

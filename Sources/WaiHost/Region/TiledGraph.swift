@@ -175,11 +175,15 @@ public struct TiledGraph {
         let whole = try tile(Window(rows: 0..<region.height, cols: 0..<region.width))
         if Self.fits(whole, budget) { return [whole] }
         let unit = outputAlignment
-        // An interior tile (halo on both sides) of side k·unit, to size the search.
+        // A full-size tile of side k·unit, interior (halo on both sides) where the region
+        // holds one, to size the search: every tile's window is widened to the largest.
         func probe(_ k: Int) throws -> Tile {
-            let s = k * unit
-            let r0 = s < region.height ? min(s, region.height - 1) : 0, c0 = s < region.width ? min(s, region.width - 1) : 0
-            return try tile(Window(rows: r0..<min(r0 + s, region.height), cols: c0..<min(c0 + s, region.width)))
+            func axis(_ n: Int) -> Range<Int> {
+                let s = min(k * unit, n)
+                let r0 = min(s, n - s)
+                return r0..<(r0 + s)
+            }
+            return try tile(Window(rows: axis(region.height), cols: axis(region.width)))
         }
         let smallest = try probe(1)
         guard Self.fits(smallest, budget) else {
