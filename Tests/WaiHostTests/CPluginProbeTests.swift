@@ -77,10 +77,12 @@ final class CPluginProbeTests: XCTestCase {
         XCTAssertEqual(hang.stage, ProbeStage.allCases.first?.rawValue, "it hangs in the first graph run")
     }
 
-    /// A unit that passed the probe but fails on a graph (here: out of memory in
-    /// graph_prepare) is marked failed; the graph still runs, elsewhere, with the same
-    /// integers, and the report names the failure (docs/probe.md, "Dispatch").
-    func testAUnitFailingAtRunTimeIsMarkedFailedAndTheGraphRunsElsewhere() throws {
+    /// A unit that passed the probe but runs out of memory on a graph larger than any probe
+    /// graph (here: in graph_prepare, past 2^20 elements) is not marked failed: the host
+    /// learns its size limit, the graph runs elsewhere with the same integers, the report
+    /// names the refusal, and smaller graphs keep running on the unit
+    /// (docs/capabilities/int_hyper.md §3.1, "Units with buffer limits").
+    func testAUnitOutOfMemoryOnALargeGraphRunsItElsewhereAndKeepsSmallerOnes() throws {
         let dir = try builder.makeDirectory("plugins")
         try builder.install([.oomLarge], into: dir)
         let worker = try XCTUnwrap(HostConfiguration.fromEnvironment().unitWorkerExecutable,
@@ -91,27 +93,33 @@ final class CPluginProbeTests: XCTestCase {
         let probed = try host.probe(fresh: true)
         XCTAssertEqual(probed.accepted.map(\.backend), ["plainc-oom-large"], "its probe graphs are small enough")
 
-        var b = GraphBuilder()
-        let x = b.input("x", Shape(1, 1024, 1025), storage: .wide, interval: Interval(lo: -100_000, hi: 100_000))
-        let y = try b.clamp(x, lo: -5, hi: 70_000)
-        let graph = try b.build(outputs: [y])
-        let values: [Int32] = (0..<(1024 * 1025)).map { Int32($0 % 200_001) - 100_000 }
-        let input = TensorValue(shape: Shape(1, 1024, 1025), values: values)
+        func clampGraph(_ h: Int, _ w: Int) throws -> (IntegerGraph, TensorValue) {
+            var b = GraphBuilder()
+            let x = b.input("x", Shape(1, h, w), storage: .wide, interval: Interval(lo: -100_000, hi: 100_000))
+            let y = try b.clamp(x, lo: -5, hi: 70_000)
+            let values: [Int32] = (0..<(h * w)).map { Int32($0 % 200_001) - 100_000 }
+            return (try b.build(outputs: [y]), TensorValue(shape: Shape(1, h, w), values: values))
+        }
+        let (graph, input) = try clampGraph(1024, 1025)
         let expected = try ReferenceInterpreter.run(graph, inputs: [input])
 
         let (first, report) = try host.run(graph, inputs: [input], on: .best)
         XCTAssertEqual(first, expected)
-        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
         XCTAssertEqual(report.backend, "reference")
-        XCTAssertTrue(report.reason.contains("plainc-oom-large:0 failed at run time"), report.reason)
+        XCTAssertTrue(report.reason.contains("plainc-oom-large:0 refused a graph with a tensor of 1049600 elements"), report.reason)
         XCTAssertTrue(report.reason.contains("out_of_memory"), report.reason)
 
-        // Forcing it afterwards does not run on it either: it is failed now.
+        // Forcing it afterwards does not run that graph on it either: it is past the unit's limit.
         let (second, forced) = try host.run(graph, inputs: [input], on: .backend("plainc-oom-large"))
         XCTAssertEqual(second, expected)
-        XCTAssertEqual(forced.dispatch, "dispatch_unit_inexact")
         XCTAssertEqual(forced.backend, "reference")
-        XCTAssertTrue(forced.reason.contains("is failed"), forced.reason)
+        XCTAssertTrue(forced.reason.contains("cannot run this graph"), forced.reason)
+
+        // A graph below the limit still runs on the unit: it was not marked failed.
+        let (small, smallInput) = try clampGraph(64, 65)
+        let (third, onUnit) = try host.run(small, inputs: [smallInput], on: .best)
+        XCTAssertEqual(third, try ReferenceInterpreter.run(small, inputs: [smallInput]))
+        XCTAssertEqual(onUnit.backend, "plainc-oom-large", onUnit.reason)
     }
 
     // MARK: helpers
