@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 runs="${1:-10}"
-swift build -c release >/dev/null
+scripts/build-release.sh >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

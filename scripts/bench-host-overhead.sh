@@ -15,7 +15,7 @@ rounds="${1:-3}"
 runs="${2:-5}"
 bin="${3:-}"
 if [ -z "$bin" ]; then
-  swift build -c release >/dev/null
+  scripts/build-release.sh >/dev/null
   bin="$(swift build -c release --show-bin-path)/waihost"
 fi
 tmp="$(mktemp -d)"

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 plugins="${1:-plugins.d}"
 bin="${2:-}"
 if [ -z "$bin" ]; then
-  swift build -c release >/dev/null
+  scripts/build-release.sh >/dev/null
   bin="$(swift build -c release --show-bin-path)/waihost"
 fi
 tmp="$(mktemp -d)"

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 runs="${1:-3}"
-if [ -n "${2:-}" ]; then bin="$2"; else swift build -c release >/dev/null; bin="$(swift build -c release --show-bin-path)"; fi
+if [ -n "${2:-}" ]; then bin="$2"; else scripts/build-release.sh >/dev/null; bin="$(swift build -c release --show-bin-path)"; fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/plugins"

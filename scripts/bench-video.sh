@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 size="${1:-640x360}"
 runs="${2:-3}"
 w_px="${size%x*}"; h_px="${size#*x}"
-for p in waihost WaiCPUBackend waihost-unit-worker; do swift build -c release --product "$p" >/dev/null; done
+for p in waihost WaiCPUBackend waihost-unit-worker; do scripts/build-release.sh --product "$p" >/dev/null; done
 bin=.build/release
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

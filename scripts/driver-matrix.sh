@@ -81,7 +81,7 @@ export OCL_ICD_VENDORS="$work/vendors"
 echo "driver-matrix: OpenCL ICDs: $(cd "$work/vendors" && echo *.icd)${intel_lib:+ (Intel runtime: $intel_lib)}" >&2
 [ -n "$intel_lib" ] || echo "driver-matrix: Intel's OpenCL CPU runtime is not installed (add --install-intel)" >&2
 
-if [ "$build" -eq 1 ]; then swift build -c release >&2; fi
+if [ "$build" -eq 1 ]; then scripts/build-release.sh >&2; fi
 bin="$(swift build -c release --show-bin-path)"
 [ -x "$bin/waihost" ] || { echo "driver-matrix: $bin/waihost missing (run without --no-build)" >&2; exit 1; }
 for so in "${plugins:-$bin}"/libWai*Backend.so; do cp "$so" "$work/plugins/"; done

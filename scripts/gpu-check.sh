@@ -35,8 +35,8 @@ done
 export WAIHOST_PROBE_TIMEOUT="${WAIHOST_PROBE_TIMEOUT:-300}"
 started=$(date +%s)
 if [ "$build" -eq 1 ]; then
-  echo "gpu-check: swift build -c release …" >&2
-  swift build -c release >&2
+  echo "gpu-check: scripts/build-release.sh (static release build) …" >&2
+  scripts/build-release.sh >&2
 fi
 bin="$(swift build -c release --show-bin-path)"
 [ -x "$bin/waihost" ] || { echo "gpu-check: $bin/waihost missing (run without --no-build)" >&2; exit 1; }

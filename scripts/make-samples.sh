@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
-swift build -c release --product waihost >/dev/null
+scripts/build-release.sh --product waihost >/dev/null
 w=.build/release/waihost
 s=samples
 model=$s/int_hyper_model
