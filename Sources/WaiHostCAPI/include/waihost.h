@@ -159,8 +159,9 @@ waihost_status waihost_image_size(const uint8_t *payload, size_t payload_len, ui
                                   uint32_t *height, size_t *size, char *msg, size_t msg_cap);
 
 /* Decodes a bare wai.neural.int_hyper payload or a WAI1 envelope (its SHA-256 checked)
- * with the model set in model_dir, on the unit `unit` selects: "best" (or NULL),
- * "reference", "cpu" | "gpu" | "other" (a kind), "NAME" (a backend) or "NAME:INDEX".
+ * with the model set in model_dir, on the unit `unit` selects: "best", "reference",
+ * "cpu" | "gpu" | "other" (a kind), "NAME" (a backend) or "NAME:INDEX"; NULL: the
+ * configured default unit (docs/configuration.md §3; "best" unless set).
  * image->struct_size must be set; with image->pixels NULL the library allocates the
  * pixels, otherwise they are written into the caller's buffer, which must hold
  * image->capacity >= width * height * 3 bytes (checked before decoding:

@@ -102,3 +102,13 @@ def test_a_header_claiming_the_largest_picture_is_refused_by_the_host(host_optio
         waihost.decode(bytes(data), model=samples / "int_hyper_model", unit="reference", **host_options)
     assert e.value.status_name == "payload", e.value
     assert "65535" in e.value.message, e.value.message
+
+
+def test_decode_without_a_unit_follows_the_configured_default(host_options, samples, golden, monkeypatch):
+    # WAIHOST_UNIT overrides waihost.conf (docs/configuration.md §3); the binding passes no
+    # unit of its own, so the host's configured default decides.
+    monkeypatch.setenv("WAIHOST_UNIT", "reference")
+    pixels, report = waihost.decode(samples / "odd-45x29.payload", model=samples / "int_hyper_model",
+                                    as_bytes=True, **host_options)
+    assert hashlib.sha256(pixels).hexdigest() == golden["odd-45x29.payload"]["sha256"]
+    assert report["backend"] == "reference" and report["unit_index"] == -1

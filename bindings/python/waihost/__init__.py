@@ -132,9 +132,11 @@ class Host:
         finally:
             lib.waihost_free(text)
 
-    def decode(self, payload, model, unit="best", as_bytes=False):
+    def decode(self, payload, model, unit=None, as_bytes=False):
         """Decodes a bare payload or WAI1 envelope (bytes or a path) with the model set in
-        folder `model`. Returns (pixels, report): pixels a numpy uint8 array of shape
+        folder `model`, on the unit `unit` selects (None: the configured default unit,
+        docs/configuration.md §3 — "best" unless waihost.conf or WAIHOST_UNIT says otherwise).
+        Returns (pixels, report): pixels a numpy uint8 array of shape
         (height, width, 3), or bytes of RGB8 rows with as_bytes=True or without numpy;
         report the `waihost decode --json` object plus unit_index."""
         lib = _capi.lib()
@@ -175,7 +177,7 @@ def probe(fresh=False, **host_options):
         return h.probe(fresh=fresh)
 
 
-def decode(payload, model, unit="best", as_bytes=False, **host_options):
+def decode(payload, model, unit=None, as_bytes=False, **host_options):
     """Decodes with a host opened on `host_options` (see Host); returns (pixels, report)."""
     with Host(**host_options) as h:
         return h.decode(payload, model, unit=unit, as_bytes=as_bytes)
