@@ -262,6 +262,15 @@ final class OpenCLBackendTests: XCTestCase {
         XCTAssertTrue(report.reason.contains("clEnqueueNDRangeKernel(dispatch 0) failed: CL_INVALID_WORK_GROUP_SIZE"), report.reason)
         XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, "the fallback's bytes are the golden ones")
 
+        // bench says why its graphs did not run on the requested unit (the failure met in its warm-up).
+        let bench = try OpenCLCLI.waihost(["bench", "--size", "32x32", "--runs", "1", "--no-reference", "--backend", "opencl",
+                                           "--json", "--plugin-dir", plugins], env: ["WAI_OPENCL_TEST_HOOK": "fail-enqueue"], cache: cache)
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let benchUnit = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(bench.stdout.utf8)) as? [String: Any])?["unit"]
+                                          as? [String: Any], bench.stdout)
+        XCTAssertEqual(benchUnit["backend"] as? String, "reference", bench.stdout)
+        XCTAssertTrue((benchUnit["reason"] as? String ?? "").contains("CL_INVALID_WORK_GROUP_SIZE"), bench.stdout)
+
         let stray = try OpenCLCLI.waihost(["probe", "--json", "--fresh", "--plugin-dir", plugins],
                                           env: ["WAI_OPENCL_TEST_HOOK": "1"], cache: cache)
         XCTAssertEqual(stray.status, 0, stray.stderr)

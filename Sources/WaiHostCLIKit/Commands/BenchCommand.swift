@@ -68,16 +68,20 @@ enum BenchCommand: Command {
         var backend: String
         var device: String
         var dispatch: String
+        /// Why the graphs ran where they did: a unit that failed in the warm-up shows here
+        /// (the timed runs then say `dispatch_unit_inexact` or `dispatch_unit_failed`).
+        var reason: String
         var runs: Int
         var median: Stages
         var sha256: String
         var identity: UnitIdentity
-        enum CodingKeys: String, CodingKey { case unit, backend, device, dispatch, runs, median, sha256 }
+        enum CodingKeys: String, CodingKey { case unit, backend, device, dispatch, reason, runs, median, sha256 }
 
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(unit, forKey: .unit); try c.encode(backend, forKey: .backend)
             try c.encode(device, forKey: .device); try c.encode(dispatch, forKey: .dispatch)
+            try c.encode(reason, forKey: .reason)
             try c.encode(runs, forKey: .runs); try c.encode(median, forKey: .median); try c.encode(sha256, forKey: .sha256)
             try identity.encode(to: encoder)
         }
@@ -192,7 +196,9 @@ enum BenchCommand: Command {
             return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
         }
         let r = runs[0].result.synthesisReport
-        return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch, runs: runs.count,
+        let hs = runs[0].result.hyperSynthesisReport
+        let reason = hs.reason == r.reason ? r.reason : "h_s: \(hs.reason); g_s: \(r.reason)"
+        return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch, reason: reason, runs: runs.count,
                     median: Stages(entropyMs: median { $0.entropy }, hyperSynthesisMs: median { $0.hyperSynthesis },
                                    synthesisMs: median { $0.synthesis }, totalMs: median { $0.total }),
                     sha256: runs[0].image.sha256, identity: UnitIdentity(r, probe: probe))
@@ -213,6 +219,7 @@ enum BenchCommand: Command {
             + "\(r.payloadBytes) bytes (\(CodecOptions.ratio(r.bitsPerPixel)) bpp)"]
         let u = r.unit
         lines.append("unit: \(u.unit) (\(u.backend), \(u.device), \(u.dispatch)); median of \(u.runs) runs")
+        if u.dispatch != "ranked_first" && u.dispatch != "forced" { lines.append("reason: \(u.reason)") }
         func row(_ name: String, _ get: (Stages) -> Double) -> String {
             var s = name.padding(16) + CodecOptions.ms(get(u.median)).padding(14)
             if let ref = r.reference, let sp = r.speedup {
