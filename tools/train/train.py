@@ -91,8 +91,8 @@ def run_phase(name, args, data, lam, steps, init, lr_drop_at):
         step = state["step"]
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
-        for g in opt.param_groups:  # a restart may lower the learning rate for the last steps
-            g["lr"] = args.lr
+        for g in opt.param_groups:  # a restart may change the learning rate for the last steps
+            g["lr"] = args.lr if lr_drop_at is None or step < lr_drop_at else args.lr / 10
         if step >= steps:
             return model
     elif init is not None:
@@ -145,6 +145,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--base-lambda", type=float, default=0.009)
     ap.add_argument("--base-steps", type=int, default=3000)
+    ap.add_argument("--base-lr-drop", type=int, default=None,
+                    help="step of the base phase after which its learning rate is a tenth (default: never)")
     ap.add_argument("--lambdas", default="0.0035,0.009,0.025")
     ap.add_argument("--tune-steps", type=int, default=1000)
     ap.add_argument("--save-every", type=int, default=100)
@@ -157,7 +159,7 @@ def main():
     Path(args.out).mkdir(parents=True, exist_ok=True)
     data = Patches(training_images(), args.patch, args.seed)
     print(f"{len(data.images)} training images (scaled copies); AMX bf16: {cpu_has_amx() and not args.fp32}", flush=True)
-    base = run_phase("base", args, data, args.base_lambda, args.base_steps, None, None)
+    base = run_phase("base", args, data, args.base_lambda, args.base_steps, None, args.base_lr_drop)
     for q, lam in enumerate(float(v) for v in args.lambdas.split(",")):
         name = f"q{q + 1}"
         model = run_phase(name, args, data, lam, args.tune_steps, base, args.tune_steps * 3 // 4)
