@@ -1,6 +1,8 @@
-"""Converts the trained float checkpoint into the shipped model sets samples/models/q1…q3
-(one rate point each: the latent step Q of tools/convert) with calibration pictures drawn
-from the training photographs, and records how each was made in its convert.json."""
+"""Converts trained float checkpoints into the shipped model sets samples/models/q1…q3 with
+calibration pictures drawn from the training photographs, and records how each was made in
+its convert.json. Either one checkpoint for every rate point (--checkpoint, the rate points
+being latent steps Q of tools/convert) or one checkpoint per rate point (--checkpoints, each
+trained at its own lambda by train.py, latent step 1 unless --steps says otherwise)."""
 import argparse
 import json
 import sys
@@ -27,26 +29,46 @@ def calibration_pictures(folder: Path, count: int, long_side: int):
     return out
 
 
+def model_size(checkpoint: Path):
+    """N and M of a ScaleHyperprior state dict, from its first and last g_a convolution."""
+    import torch
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    state = state.get("state_dict", state.get("model", state))
+    return state["g_a.0.weight"].shape[0], state["g_a.6.weight"].shape[0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--checkpoint", required=True, help="float checkpoint, repository-relative")
-    ap.add_argument("--steps", default="1.6,1.0,0.6", help="latent step of q1,q2,q3")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--checkpoint", help="one float checkpoint for q1,q2,q3, repository-relative")
+    src.add_argument("--checkpoints", help="comma-separated float checkpoints of q1,q2,q3, repository-relative")
+    ap.add_argument("--steps", default=None, help="latent step of q1,q2,q3 (default 1.6,1.0,0.6 with --checkpoint, "
+                    "1 with --checkpoints)")
     ap.add_argument("--scratch", default=str(REPO / ".train-work" / "calibration"))
     ap.add_argument("--calibration-count", type=int, default=8)
     ap.add_argument("--version", default="1")
     args = ap.parse_args()
     from waihost_convert import cli
+    if args.checkpoints:
+        checkpoints = args.checkpoints.split(",")
+        steps = [float(v) for v in (args.steps or ",".join("1" for _ in checkpoints)).split(",")]
+    else:
+        steps = [float(v) for v in (args.steps or "1.6,1.0,0.6").split(",")]
+        checkpoints = [args.checkpoint] * len(steps)
+    if len(steps) != len(checkpoints):
+        sys.exit(f"ship.py: {len(checkpoints)} checkpoints but {len(steps)} latent steps")
     cal = calibration_pictures(Path(args.scratch), args.calibration_count, 512)
-    for q, step in enumerate(float(s) for s in args.steps.split(",")):
+    for q, (checkpoint, step) in enumerate(zip(checkpoints, steps)):
         name = f"q{q + 1}"
         out = REPO / "samples" / "models" / name
-        set_name = f"int-hyper-trained-n48-m64-{name}"
-        rc = cli.main([str(REPO / args.checkpoint), "-o", str(out), "--name", set_name, "--version", args.version,
+        n, m = model_size(REPO / checkpoint)
+        set_name = f"int-hyper-trained-n{n}-m{m}-{name}"
+        rc = cli.main([str(REPO / checkpoint), "-o", str(out), "--name", set_name, "--version", args.version,
                        "--latent-step", str(step), "--calibration", *[str(d) for _, d in cal]])
         if rc != 0:
             sys.exit(rc)
         (out / "convert.json").write_text(json.dumps({
-            "name": set_name, "checkpoint": args.checkpoint, "latent_step": step,
+            "name": set_name, "checkpoint": checkpoint, "latent_step": step,
             "calibration": [src for src, _ in cal], "calibration_long_side": 512}, indent=1) + "\n")
 
 
