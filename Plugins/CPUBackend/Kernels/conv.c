@@ -88,6 +88,7 @@ static void plan_axis(axis_plan *p, int transposed, int len, int k, int s, int p
 uint64_t cpuk_conv_macs(const cpuk_conv *c) { return c->macs; }
 
 const char *cpuk_conv_kernel_name(const cpuk_conv *c) {
+    if (c->phased) return cpuk_phased_name(c);
     if (c->amx) return cpuk_amx_name(c->amx);
     return c->isa == CPUK_ISA_AVX512 ? "vnni" : c->isa == CPUK_ISA_AVX2 ? "avx2" : "scalar";
 }
@@ -95,6 +96,8 @@ const char *cpuk_conv_kernel_name(const cpuk_conv *c) {
 void cpuk_conv_destroy(cpuk_conv *c) {
     if (!c) return;
     cpuk_amx_conv_free(c->amx);
+    cpuk_conv_destroy(c->phased);
+    cpuk_free(c->phased_out);
     if (c->ph) for (int i = 0; i < c->ay.nphases * c->ax.nphases; i++) cpuk_free(c->ph[i].w);
     free(c->ph);
     cpuk_free(c->ring);
@@ -234,6 +237,11 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
     if (isa == CPUK_ISA_AMX && cpuk_amx_conv_init(c, d, err, cap) != 0) {
         cpuk_conv_destroy(c);
         return NULL;
+    }
+    if (isa == CPUK_ISA_AMX && !c->amx) {
+        const int rc = cpuk_phased_init(c, d, c->nthreads, err, cap);
+        if (rc < 0) { cpuk_conv_destroy(c); return NULL; }
+        if (rc == 0) { cpuk_free(c->ring); c->ring = NULL; }  /* the inner conv packs its own rows */
     }
     return c;
 }
@@ -405,7 +413,7 @@ static void band_task(void *ctx, int tid, size_t task) {
  * fused run is ~5% faster there, while the vector inverse GDN's packed gamma and squares
  * evict the vector conv's L1 window and the fused run is slower than two passes. */
 int cpuk_conv_igdn_fusable(const cpuk_conv *c, const cpuk_igdn *g) {
-    return cpuk_igdn_uses_tiles(g) && cpuk_igdn_fits(g, c->cout, (size_t)c->ho * c->wo, c->out_bits, c->nthreads);
+    return !c->phased && cpuk_igdn_uses_tiles(g) && cpuk_igdn_fits(g, c->cout, (size_t)c->ho * c->wo, c->out_bits, c->nthreads);
 }
 
 void cpuk_conv_igdn_run(cpuk_conv *c, cpuk_igdn *g, cpuk_pool *pool, const void *in, void *mid, void *out) {
@@ -417,6 +425,7 @@ void cpuk_conv_igdn_run(cpuk_conv *c, cpuk_igdn *g, cpuk_pool *pool, const void 
 }
 
 void cpuk_conv_run(cpuk_conv *c, cpuk_pool *pool, const void *in, void *out) {
+    if (c->phased) { cpuk_phased_run(c, pool, in, out); return; }
     c->run_in = in;
     c->run_out = out;
     cpuk_pool_run(pool, (size_t)c->nbands, band_task, c);

@@ -303,6 +303,7 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
         m.out = nbuf;
         m.ldo = STRIP;
         m.scratch = tiles;
+        m.kc_step = 0;
         cpuk_amx_gemm_run(&m);
         const int oc_end = (ob + no) * 16 < g->c ? (ob + no) * 16 : g->c;
         for (int o = ob * 16; o < oc_end; o++) {

@@ -166,6 +166,7 @@ typedef struct cpuk_amx_gemm {
     int32_t *out;
     size_t ldo;                /* words */
     int32_t *scratch;          /* 512 words */
+    int kc_step;               /* K chunks per kernel call (0: all); see cpuk_amx_gemm_run */
 } cpuk_amx_gemm;
 void cpuk_amx_gemm_run(const cpuk_amx_gemm *g);
 int cpuk_amx_kind(int split_x, int split_w);
