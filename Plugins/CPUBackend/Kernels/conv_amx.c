@@ -63,6 +63,7 @@ struct cpuk_amx {
     int32_t *rowbuf;           /* per thread [x-phase][32][ldo] */
     size_t rowbuf_words;
     int32_t *scratch;          /* per thread: two tiles */
+    int16_t *fused_rows;       /* per thread [cout][wo]: a fused run's output row (int16 output) */
     int16_t *zero_row;         /* stands in for the channels past cin of the last quad */
 };
 
@@ -82,6 +83,7 @@ void cpuk_amx_conv_free(struct cpuk_amx *a) {
     cpuk_free(a->bias_tile);
     cpuk_free(a->rowbuf);
     cpuk_free(a->scratch);
+    cpuk_free(a->fused_rows);
     cpuk_free(a->zero_row);
     free(a);
 }
@@ -122,7 +124,9 @@ int cpuk_amx_conv_init(cpuk_conv *c, const cpuk_conv_desc *d, char *err, size_t 
     a->rowbuf = cpuk_alloc(a->rowbuf_words * c->nthreads * sizeof(int32_t));
     a->scratch = cpuk_alloc((size_t)c->nthreads * 512 * sizeof(int32_t));
     a->zero_row = cpuk_alloc((size_t)d->w * sizeof(int16_t));
-    int ok = a->ring_a && (!a->xsplit || a->ring_b) && a->bias_tile && a->rowbuf && a->scratch && a->zero_row;
+    if (d->out_bits == 16) a->fused_rows = cpuk_alloc((size_t)c->nthreads * d->cout * d->wo * sizeof(int16_t));
+    int ok = a->ring_a && (!a->xsplit || a->ring_b) && a->bias_tile && a->rowbuf && a->scratch && a->zero_row &&
+             (d->out_bits != 16 || a->fused_rows);
     for (int ph = 0; ok && ph < c->ay.nphases * c->ax.nphases; ph++) {
         const phase2 *P = &c->ph[ph];
         const axis_phase *Y = &c->ay.ph[ph / c->ax.nphases], *X = &c->ax.ph[ph % c->ax.nphases];
@@ -478,6 +482,7 @@ static void amx_row(const cpuk_conv *c, int tid, const int32_t *ring_a, const in
             e.out = c->out_bits == 16
                 ? (void *)((int16_t *)c->run_out + ((size_t)o * c->ho + i) * c->wo)
                 : (void *)((int32_t *)c->run_out + ((size_t)o * c->ho + i) * c->wo);
+            if (c->next && A->fused_rows) e.out = A->fused_rows + ((size_t)tid * c->cout + o) * c->wo;
             cpuk_epi_conv_avx512(&e);
         }
     }
@@ -512,7 +517,10 @@ void cpuk_amx_band(const cpuk_conv *c, int tid, size_t task) {
             if (hi > packed_hi) packed_hi = hi;
         }
         amx_row(c, tid, ring_a, ring_b, i);
-        if (c->next) cpuk_igdn_positions(c->next, tid, (size_t)i * c->wo, (size_t)c->wo);
+        if (c->next && A->fused_rows)
+            cpuk_igdn_positions_rows(c->next, tid, (size_t)i * c->wo, (size_t)c->wo,
+                                     A->fused_rows + (size_t)tid * c->cout * c->wo, (size_t)c->wo);
+        else if (c->next) cpuk_igdn_positions(c->next, tid, (size_t)i * c->wo, (size_t)c->wo);
     }
     cpuk_amx_tiles_off();
 }

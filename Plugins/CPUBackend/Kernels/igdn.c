@@ -263,19 +263,19 @@ static void square_quads_avx512(int32_t *hi, int32_t *lo, const int16_t *p0, con
 
 /* Positions p0 .. p0+len-1 (len <= STRIP) on tiles; the caller has loaded the tile
  * configuration (conv_amx.c's, which is the same). */
-static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
+/* x: channel 0 of the input at position p0, channel ch xs values further. */
+static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len, const int16_t *x, size_t xs) {
     int32_t *hi = g->amx_scratch + (size_t)tid * g->amx_scratch_words;
     int32_t *lo = hi + (size_t)g->nq * STRIP;
     int32_t *nbuf = lo + (size_t)g->nq * STRIP;
     int32_t *tiles = nbuf + (size_t)32 * STRIP;
     static const int16_t zeros[STRIP];
-    const int16_t *in = g->run_in;   /* the AMX path is chosen for int16 inputs only */
     const int nq_real = (g->c + 3) / 4;
     for (int qd = 0; qd < nq_real; qd++) {
         const int16_t *p[4];
         for (int k = 0; k < 4; k++) {
             const int ch = 4 * qd + k;
-            p[k] = ch < g->c ? in + (size_t)ch * g->hw + p0 : zeros;
+            p[k] = ch < g->c ? x + (size_t)ch * xs : zeros;
         }
         int32_t *h = hi + (size_t)qd * STRIP, *l = lo + (size_t)qd * STRIP;
         square_quads_avx512(h, l, p[0], p[1], p[2], p[3], len, g->q, g->sq_split);
@@ -310,7 +310,7 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
             const size_t at = (size_t)o * g->hw + p0;
             cpuk_epi_igdn e;
             e.n = nbuf + (size_t)(o - ob * 16) * STRIP;
-            e.x = in + at;
+            e.x = x + (size_t)o * xs;
             e.x_bits = 16;
             e.count = len;
             e.out_shift = g->s;
@@ -324,7 +324,9 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
 }
 
 static void span(const cpuk_igdn *g, int tid, size_t p0, int len) {
-    if (g->amx_kind >= 0) amx_span(g, tid, p0, len); else vec_span(g, tid, p0, len);
+    /* the AMX path is chosen for int16 inputs only */
+    if (g->amx_kind >= 0) amx_span(g, tid, p0, len, (const int16_t *)g->run_in + p0, g->hw);
+    else vec_span(g, tid, p0, len);
 }
 
 static void strip_task(void *ctx, int tid, size_t task) {
@@ -333,7 +335,7 @@ static void strip_task(void *ctx, int tid, size_t task) {
     const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
     if (g->amx_kind >= 0) {
         cpuk_amx_tiles_on();
-        amx_span(g, tid, p0, len);
+        amx_span(g, tid, p0, len, (const int16_t *)g->run_in + p0, g->hw);
         cpuk_amx_tiles_off();
     } else {
         vec_span(g, tid, p0, len);
@@ -355,6 +357,14 @@ void cpuk_igdn_positions(const cpuk_igdn *g, int tid, size_t p0, size_t count) {
     for (size_t p = p0; p < p0 + count; p += STRIP) {
         const size_t left = p0 + count - p;
         span(g, tid, p, left < STRIP ? (int)left : STRIP);
+    }
+}
+
+void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
+                              size_t stride) {
+    for (size_t p = p0; p < p0 + count; p += STRIP) {
+        const size_t left = p0 + count - p;
+        amx_span(g, tid, p, left < STRIP ? (int)left : STRIP, rows + (p - p0), stride);
     }
 }
 
