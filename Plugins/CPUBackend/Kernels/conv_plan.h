@@ -62,6 +62,7 @@ struct cpuk_conv {
     struct cpuk_conv *phased;
     void *phased_out;          /* the stride-1 conv's output, cout*s*s x ho/s x wo/s */
     int phased_s;
+    int16_t *fused_rows;       /* vector path, per thread [cout][wo]: a fused run's output row */
 };
 
 /* Below this many output channels most of each 16-row tile would be zero rows. */
