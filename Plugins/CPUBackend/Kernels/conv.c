@@ -425,8 +425,8 @@ static void band_task(void *ctx, int tid, size_t task) {
 /* Where the inverse GDN runs on tiles, or on AVX-512 with the conv's int16 output row handed
  * over in a per-thread buffer (the intermediate tensor is never written). Measured on a
  * Sapphire Rapids class Xeon: fused on tiles ~5% faster; AVX-512 VNNI whole g_s 0.70 ->
- * 0.73 of the vpdpwssd peak; on AVX2 the fused run is slower than two passes (the vector
- * inverse GDN's packed gamma and squares evict the conv's L1 window). */
+ * 0.73 of the vpdpwssd peak; on AVX2 the fused run is no faster than two passes (the
+ * vector inverse GDN's packed gamma and squares evict the conv's L1 window). */
 int cpuk_conv_igdn_fusable(const cpuk_conv *c, const cpuk_igdn *g) {
     return !c->phased && (cpuk_igdn_uses_tiles(g) || (c->isa == CPUK_ISA_AVX512 && c->fused_rows)) && cpuk_igdn_fits(g, c->cout, (size_t)c->ho * c->wo, c->out_bits, c->nthreads);
 }
