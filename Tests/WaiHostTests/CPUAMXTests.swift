@@ -87,6 +87,22 @@ final class CPUAMXTests: XCTestCase {
         }
     }
 
+    /// A transposed conv with fewer than 8 outputs runs on tiles as a stride-1 conv whose
+    /// outputs are (channel, y-phase, x-phase) (docs/cpu-kernels.md §2.7): int_hyper's last
+    /// layer (5×5, stride 2, 3 outputs), 2 outputs over 70 channels (8 phase channels, a
+    /// partial second K chunk), and a 3×3 stride-2 one whose phases need an asymmetric pad,
+    /// which stays on the vector kernels; every decomposition.
+    func testFewOutputTransposedConvsAsPhaseChannels() throws {
+        let units = try CPUBackendTests.backends()
+        var rng = SplitMix64(seed: 0x9A5E)
+        for d in Decomposition.all {
+            for (cin, cout, h, w, k) in [(20, 3, 4, 21, 5), (70, 2, 3, 40, 5), (16, 3, 3, 9, 3)] {
+                let c = try Self.conv(&rng, d, transposed: true, cin: cin, cout: cout, h: h, w: w, k: k, stride: 2)
+                try CPUBackendTests.assertExact(c.name, c.graph, c.inputs, on: units)
+            }
+        }
+    }
+
     /// A conv the certificate only just accepts: every input at −32768 and weights whose
     /// byte products sum far outside int32 in the high partial (−128 · −128 per term) while
     /// the true sum stays inside. The wrapping combination must still give it exactly.

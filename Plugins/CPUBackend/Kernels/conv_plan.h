@@ -57,7 +57,16 @@ struct cpuk_conv {
     void *run_out;
     struct cpuk_amx *amx;      /* set: the conv runs on AMX tiles (conv_amx.c) */
     const cpuk_igdn *next;     /* during a fused run: applied to each finished output row */
+    /* set: a transposed conv with few outputs run as a stride-1 conv whose output channels
+     * are (channel, y-phase, x-phase), then depth_to_space (conv_phased.c) */
+    struct cpuk_conv *phased;
+    void *phased_out;          /* the stride-1 conv's output, cout*s*s x ho/s x wo/s */
+    int phased_s;
+    int16_t *fused_rows;       /* vector path, per thread [cout][wo]: a fused run's output row */
 };
+
+/* Below this many output channels most of each 16-row tile would be zero rows. */
+#define AMX_MIN_COUT 8
 
 struct cpuk_amx;
 /* Decides from the certified input interval and the weights whether and how the conv runs
@@ -68,5 +77,13 @@ void cpuk_amx_conv_free(struct cpuk_amx *a);
 /* One band of output rows on tiles: the counterpart of conv.c's band_task. */
 void cpuk_amx_band(const cpuk_conv *c, int tid, size_t task);
 const char *cpuk_amx_name(const struct cpuk_amx *a);
+
+/* Phases as channels (conv_phased.c): on the AMX path, a transposed conv with fewer than
+ * AMX_MIN_COUT outputs is rewritten as a stride-1 conv with cout*s*s outputs, which the
+ * tiles take. 0 when the rewrite applies and c->phased is set, 1 when it does not apply
+ * (the caller goes on with the plain plan), -1 with a message when out of memory. */
+int cpuk_phased_init(cpuk_conv *c, const cpuk_conv_desc *d, int nthreads, char *err, size_t cap);
+void cpuk_phased_run(cpuk_conv *c, cpuk_pool *pool, const void *in, void *out);
+const char *cpuk_phased_name(const cpuk_conv *c);
 
 #endif

@@ -170,15 +170,15 @@ static void square_pairs_isa(cpuk_isa isa, int32_t *d, const int16_t *a, const i
 }
 
 /* Positions p0 .. p0+len-1 (len <= STRIP) on the vector path. */
-static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
+/* in: channel 0 of the input at position p0 (in_bits wide), channel ch xs values further. */
+static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs) {
     int32_t *sq = g->scratch + (size_t)tid * g->scratch_words;
     int32_t *nbuf = sq + (size_t)g->ncp * STRIP;
-    const void *in = g->run_in;
     for (int cp = 0; cp < g->ncp; cp++) {
         int32_t *dst = sq + (size_t)cp * STRIP;
         if (g->mode == CPUK_MODE_PAIR16) {
             const int c0 = 2 * cp, c1 = 2 * cp + 1;
-            const size_t o0 = (size_t)c0 * g->hw + p0, o1 = (size_t)c1 * g->hw + p0;
+            const size_t o0 = (size_t)c0 * xs, o1 = (size_t)c1 * xs;
             if (c1 < g->c && g->in_bits == 16)
                 square_pairs_isa(g->isa, dst, (const int16_t *)in + o0, (const int16_t *)in + o1, len, g->q);
             else if (c1 < g->c)
@@ -188,7 +188,7 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
             else
                 for (int n = 0; n < len; n++) dst[n] = cpuk_pair(square(cpuk_load(in, g->in_bits, o0 + n), g->q), 0);
         } else {
-            const size_t o0 = (size_t)cp * g->hw + p0;
+            const size_t o0 = (size_t)cp * xs;
             for (int n = 0; n < len; n++) dst[n] = square(cpuk_load(in, g->in_bits, o0 + n), g->q);
         }
         for (int n = len; n < STRIP; n++) dst[n] = 0;
@@ -214,10 +214,10 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
         }
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;
-            const size_t at = (size_t)o * g->hw + p0;
+            const size_t at = (size_t)o * g->hw + p0, xat = (size_t)o * xs;
             cpuk_epi_igdn e;
             e.n = nbuf + (size_t)oi * STRIP;
-            e.x = g->in_bits == 16 ? (const void *)((const int16_t *)in + at) : (const void *)((const int32_t *)in + at);
+            e.x = g->in_bits == 16 ? (const void *)((const int16_t *)in + xat) : (const void *)((const int32_t *)in + xat);
             e.x_bits = g->in_bits;
             e.count = len;
             e.out_shift = g->s;
@@ -263,19 +263,19 @@ static void square_quads_avx512(int32_t *hi, int32_t *lo, const int16_t *p0, con
 
 /* Positions p0 .. p0+len-1 (len <= STRIP) on tiles; the caller has loaded the tile
  * configuration (conv_amx.c's, which is the same). */
-static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
+/* x: channel 0 of the input at position p0, channel ch xs values further. */
+static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len, const int16_t *x, size_t xs) {
     int32_t *hi = g->amx_scratch + (size_t)tid * g->amx_scratch_words;
     int32_t *lo = hi + (size_t)g->nq * STRIP;
     int32_t *nbuf = lo + (size_t)g->nq * STRIP;
     int32_t *tiles = nbuf + (size_t)32 * STRIP;
     static const int16_t zeros[STRIP];
-    const int16_t *in = g->run_in;   /* the AMX path is chosen for int16 inputs only */
     const int nq_real = (g->c + 3) / 4;
     for (int qd = 0; qd < nq_real; qd++) {
         const int16_t *p[4];
         for (int k = 0; k < 4; k++) {
             const int ch = 4 * qd + k;
-            p[k] = ch < g->c ? in + (size_t)ch * g->hw + p0 : zeros;
+            p[k] = ch < g->c ? x + (size_t)ch * xs : zeros;
         }
         int32_t *h = hi + (size_t)qd * STRIP, *l = lo + (size_t)qd * STRIP;
         square_quads_avx512(h, l, p[0], p[1], p[2], p[3], len, g->q, g->sq_split);
@@ -303,13 +303,14 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
         m.out = nbuf;
         m.ldo = STRIP;
         m.scratch = tiles;
+        m.kc_step = 0;
         cpuk_amx_gemm_run(&m);
         const int oc_end = (ob + no) * 16 < g->c ? (ob + no) * 16 : g->c;
         for (int o = ob * 16; o < oc_end; o++) {
             const size_t at = (size_t)o * g->hw + p0;
             cpuk_epi_igdn e;
             e.n = nbuf + (size_t)(o - ob * 16) * STRIP;
-            e.x = in + at;
+            e.x = x + (size_t)o * xs;
             e.x_bits = 16;
             e.count = len;
             e.out_shift = g->s;
@@ -322,8 +323,14 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len) {
     }
 }
 
+static const void *in_at(const cpuk_igdn *g, size_t p) {
+    return g->in_bits == 16 ? (const void *)((const int16_t *)g->run_in + p) : (const void *)((const int32_t *)g->run_in + p);
+}
+
 static void span(const cpuk_igdn *g, int tid, size_t p0, int len) {
-    if (g->amx_kind >= 0) amx_span(g, tid, p0, len); else vec_span(g, tid, p0, len);
+    /* the AMX path is chosen for int16 inputs only */
+    if (g->amx_kind >= 0) amx_span(g, tid, p0, len, (const int16_t *)g->run_in + p0, g->hw);
+    else vec_span(g, tid, p0, len, in_at(g, p0), g->hw);
 }
 
 static void strip_task(void *ctx, int tid, size_t task) {
@@ -332,10 +339,10 @@ static void strip_task(void *ctx, int tid, size_t task) {
     const int len = g->hw - p0 < STRIP ? (int)(g->hw - p0) : STRIP;
     if (g->amx_kind >= 0) {
         cpuk_amx_tiles_on();
-        amx_span(g, tid, p0, len);
+        amx_span(g, tid, p0, len, (const int16_t *)g->run_in + p0, g->hw);
         cpuk_amx_tiles_off();
     } else {
-        vec_span(g, tid, p0, len);
+        vec_span(g, tid, p0, len, in_at(g, p0), g->hw);
     }
 }
 
@@ -354,6 +361,16 @@ void cpuk_igdn_positions(const cpuk_igdn *g, int tid, size_t p0, size_t count) {
     for (size_t p = p0; p < p0 + count; p += STRIP) {
         const size_t left = p0 + count - p;
         span(g, tid, p, left < STRIP ? (int)left : STRIP);
+    }
+}
+
+void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
+                              size_t stride) {
+    for (size_t p = p0; p < p0 + count; p += STRIP) {
+        const size_t left = p0 + count - p;
+        const int len = left < STRIP ? (int)left : STRIP;
+        if (g->amx_kind >= 0) amx_span(g, tid, p, len, rows + (p - p0), stride);
+        else vec_span(g, tid, p, len, rows + (p - p0), stride);
     }
 }
 

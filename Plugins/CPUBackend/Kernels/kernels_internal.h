@@ -139,6 +139,10 @@ void cpuk_igdn_bind(cpuk_igdn *g, const void *in, void *out);
 /* Positions p0 .. p0+count-1 of the bound run on thread tid; on tiles only with the tile
  * configuration loaded. */
 void cpuk_igdn_positions(const cpuk_igdn *g, int tid, size_t p0, size_t count);
+/* The same on tiles, reading the input from `rows` (channel ch at rows + ch * stride)
+ * instead of the bound input tensor: a fused conv's output row that never goes to memory. */
+void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
+                              size_t stride);
 int cpuk_igdn_uses_tiles(const cpuk_igdn *g);
 int cpuk_igdn_fits(const cpuk_igdn *g, int c, size_t hw, int in_bits, int nthreads);
 
@@ -166,6 +170,7 @@ typedef struct cpuk_amx_gemm {
     int32_t *out;
     size_t ldo;                /* words */
     int32_t *scratch;          /* 512 words */
+    int kc_step;               /* K chunks per kernel call (0: all); see cpuk_amx_gemm_run */
 } cpuk_amx_gemm;
 void cpuk_amx_gemm_run(const cpuk_amx_gemm *g);
 int cpuk_amx_kind(int split_x, int split_w);

@@ -46,7 +46,7 @@ enum Step {
 ///   is not a graph output absorbs that node as its epilogue (the wide intermediate is
 ///   never stored);
 /// - a conv whose output only an inverse GDN reads runs fused with it where the kernels
-///   say it pays (cpuk_conv_igdn_fusable: on the AMX path);
+///   say it pays (cpuk_conv_igdn_fusable: on the AMX and AVX-512 paths);
 /// - every stored tensor gets a slot in a buffer allocated here, once; tensors whose
 ///   lifetimes do not overlap share a buffer. Graph inputs stored in 32 bits are read
 ///   straight from the host's request and need none.

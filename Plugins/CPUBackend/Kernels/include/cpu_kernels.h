@@ -120,10 +120,12 @@ void cpuk_igdn_destroy(cpuk_igdn *igdn);
 /* conv then inverse GDN on its output, one run: each thread applies the inverse GDN to an
  * output row as soon as it has every channel of it, while the row is still in its cache,
  * instead of reading the whole conv output back from memory. The same integers as
- * cpuk_conv_run then cpuk_igdn_run (mid is still written). 0 when the pair does not fit
+ * cpuk_conv_run then cpuk_igdn_run. Where the conv's output is int16 on the AMX tile or
+ * AVX-512 path, mid is not written (each output row goes from a per-thread row buffer into
+ * the inverse GDN); otherwise it is. 0 when the pair does not fit
  * (the GDN's channels and positions must be the conv's outputs, its input width the
  * conv's output width, both made for the same thread count) or fusing does not pay (the
- * inverse GDN not on tiles). */
+ * inverse GDN neither on tiles nor on AVX-512). */
 int cpuk_conv_igdn_fusable(const cpuk_conv *conv, const cpuk_igdn *igdn);
 void cpuk_conv_igdn_run(cpuk_conv *conv, cpuk_igdn *igdn, cpuk_pool *pool, const void *in, void *mid, void *out);
 /* "vnni", "avx2", "scalar", or on AMX tiles "amx XxW" as for convs. */
