@@ -5,14 +5,18 @@
 #     released), against fetching them from the origin directly and against
 #     `openssl speed -evp sha256` on one core;
 #  2. latency the relay adds per segment: 200 content-addressed 256 KiB segments (about a
-#     2 Mbit/s one-second segment), each fetched once through the relay (cold: origin fetch +
-#     SHA-256 + release) and once from the origin directly; p50 and p99 of the difference.
+#     2 Mbit/s one-second segment), each fetched once through the relay and once from the
+#     origin directly; p50 and p99 of the difference. Twice: cold (`--no-prefetch`: every
+#     request waits for origin fetch + SHA-256 + release) and as a player sees it (the relay
+#     fetches the next listed segment while it sends one).
 # The origin is python3's http.server on loopback, answering HTTP/1.1 (keep-alive) and sending
 # each file with sendfile(2), as a CDN's server does; ORIGIN=plain uses the stock handler
 # (HTTP/1.0, a new connection per object, read/write copies), the origin of the first figures.
 # Also printed: the CPU, the load average, and the CPU seconds the relay spent.
 # Usage: scripts/bench-relay.sh (WAIHOST=path/to/waihost to use another build, e.g. a release
-# one from scripts/build-release.sh).
+# one from scripts/build-release.sh). On a machine shared with other jobs, run it as
+# `chrt -f 1 scripts/bench-relay.sh` (root) so both the relay and the openssl baseline get the
+# cores they ask for; the figures in docs/relay.md say which way they were taken.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${WAIHOST:-}" ]; then
@@ -57,12 +61,16 @@ python3 "$WORK/origin.py" "$PORT" "$WORK" "${ORIGIN:-sendfile}" >/dev/null 2>&1 
 PIDS+=($!)
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/latency/index.m3u8" && break; sleep 0.1; done
 
-relay() {  # relay URL -> player URL on stdout
-    "$WAIHOST" relay "$1" --content-addressed --cache-mb 64 --json > "$WORK/relay-$2.json" 2> "$WORK/relay-$2.err" &
+# A relay from before fetching ahead has no --no-prefetch: it is always cold.
+COLD=()
+"$WAIHOST" relay --help 2>&1 | grep -q -- --no-prefetch && COLD=(--no-prefetch)
+relay() {  # relay URL NAME [FLAGS...] -> player URL on stdout
+    local url=$1 name=$2; shift 2
+    "$WAIHOST" relay "$url" --content-addressed --cache-mb 64 --json "$@" > "$WORK/relay-$name.json" 2> "$WORK/relay-$name.err" &
     PIDS+=($!)
-    echo $! > "$WORK/relay-$2.pid"
-    for _ in $(seq 100); do [ -s "$WORK/relay-$2.json" ] && break; sleep 0.05; done
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$WORK/relay-$2.json"
+    echo $! > "$WORK/relay-$name.pid"
+    for _ in $(seq 100); do [ -s "$WORK/relay-$name.json" ] && break; sleep 0.05; done
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$WORK/relay-$name.json"
 }
 uris() { curl -sf "$1" | grep -v '^#'; }
 timed() {  # one curl for all URLs (connection reused), one line per URL
@@ -71,10 +79,11 @@ timed() {  # one curl for all URLs (connection reused), one line per URL
     curl -s -w '%{http_code} %{time_total} %{size_download}\n' "${args[@]}"
 }
 
-measure() {  # NAME
-    local name=$1 origin="http://127.0.0.1:$PORT/$1/index.m3u8"
-    local local_url; local_url=$(relay "$origin" "$name")
-    uris "$origin" | sed "s#^#http://127.0.0.1:$PORT/$name/#" > "$WORK/$name.direct"
+measure() {  # NAME FOLDER [RELAY FLAGS...]
+    local name=$1 dir=$2; shift 2
+    local origin="http://127.0.0.1:$PORT/$dir/index.m3u8"
+    local local_url; local_url=$(relay "$origin" "$name" "$@")
+    uris "$origin" | sed "s#^#http://127.0.0.1:$PORT/$dir/#" > "$WORK/$name.direct"
     uris "$local_url" > "$WORK/$name.relay"
     # Direct first, so both read the files from the page cache.
     timed $(cat "$WORK/$name.direct") > "$WORK/$name.direct.t"
@@ -83,8 +92,9 @@ measure() {  # NAME
     timed $(cat "$WORK/$name.relay") > "$WORK/$name.relay.t"
     awk '{print $14 + $15}' "/proc/$pid/stat" > "$WORK/$name.cpu1"
 }
-measure throughput
-measure latency
+measure throughput throughput
+measure latency latency "${COLD[@]}"
+measure ahead latency
 getconf CLK_TCK > "$WORK/clk"
 openssl speed -evp sha256 -seconds 3 -bytes 16777216 2>/dev/null | awk '/^sha256/ {print $2}' > "$WORK/openssl"
 
@@ -110,11 +120,14 @@ print(f"verified throughput through the relay: {mbps(r):8.1f} MB/s  ({len(r)} x 
 print(f"origin directly (python http.server):  {mbps(d):8.1f} MB/s")
 print(f"openssl speed -evp sha256, one core:   {ssl:8.1f} MB/s  (16 MiB blocks)")
 print(f"ratio relay / one-core SHA-256:        {mbps(r) / ssl:8.2f}")
-ld, lr = rows("latency.direct.t"), rows("latency.relay.t")
-added = sorted((a[0] - b[0]) * 1000 for a, b in zip(lr, ld))
 def pct(xs, p): return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-dd = sorted(t * 1000 for t, _ in ld); rr = sorted(t * 1000 for t, _ in lr)
-print(f"per-segment latency, {len(ld)} x {ld[0][1] >> 10} KiB: direct p50 {pct(dd,50):.2f} ms p99 {pct(dd,99):.2f} ms; "
-      f"through relay p50 {pct(rr,50):.2f} ms p99 {pct(rr,99):.2f} ms")
-print(f"added by the relay per segment: p50 {pct(added,50):.2f} ms, p99 {pct(added,99):.2f} ms")
+for name, label in (("latency", "cold (--no-prefetch)"), ("ahead", "next segment fetched ahead")):
+    ld, lr = rows(f"{name}.direct.t"), rows(f"{name}.relay.t")
+    added = sorted((a[0] - b[0]) * 1000 for a, b in zip(lr, ld))
+    dd = sorted(t * 1000 for t, _ in ld); rr = sorted(t * 1000 for t, _ in lr)
+    hash_ms = ld[0][1] / (ssl * 1e6) * 1000
+    print(f"per-segment latency, {label}, {len(ld)} x {ld[0][1] >> 10} KiB: direct p50 {pct(dd,50):.2f} ms p99 {pct(dd,99):.2f} ms; "
+          f"through relay p50 {pct(rr,50):.2f} ms p99 {pct(rr,99):.2f} ms")
+    print(f"  added by the relay per segment: p50 {pct(added,50):.2f} ms, p99 {pct(added,99):.2f} ms; "
+          f"beyond hashing ({hash_ms:.2f} ms at one core's rate): p99 {pct(added,99) - hash_ms:.2f} ms")
 PY
