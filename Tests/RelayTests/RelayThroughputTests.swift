@@ -39,7 +39,7 @@ final class RelayThroughputTests: XCTestCase {
 
     func testDigestWhileLandingEqualsTheDigestOfTheWholeBody() {
         let sizes = [0, 1, 4095, BodyHasher.parallelFrom - 1, BodyHasher.parallelFrom, BodyHasher.parallelFrom + 1,
-                     3 * BodyHasher.parallelFrom + 7]
+                     2 * BodyHasher.parallelFrom + 7]
         for size in sizes {
             let body = pattern(size, seed: UInt32(size))
             let expected = SHA256Hasher.digest(body)
@@ -62,13 +62,43 @@ final class RelayThroughputTests: XCTestCase {
         }
     }
 
-    /// A folder of content-addressed objects, each `size` bytes, and a VOD playlist of them.
-    private func stream(_ name: String, count: Int, size: Int) throws -> (dir: TempDir, names: [String], bodies: [[UInt8]]) {
+    func testThePoolHandsBackTheSmallestFittingBlockAndKeepsItsBound() {
+        let pool = BufferPool(limit: 3 << 20)
+        let blocks = [1 << 20, 2 << 20, 512 << 10].map { n -> (UnsafeMutableRawPointer, Int) in (malloc(n)!, n) }
+        for (b, n) in blocks { pool.give(b, capacity: n) }
+        // 3.5 MiB given to a 3 MiB pool: the oldest (1 MiB) was freed.
+        XCTAssertEqual(pool.kept, (2 << 20) + (512 << 10))
+        XCTAssertNil(pool.take(atLeast: 4 << 20))
+        // Not a block more than twice the size asked for: a small object does not pin a large one.
+        XCTAssertNil(pool.take(atLeast: 200 << 10))
+        XCTAssertEqual(pool.take(atLeast: 300 << 10)?.capacity, 512 << 10)
+        XCTAssertEqual(pool.take(atLeast: 1 << 20)?.capacity, 2 << 20)
+        XCTAssertEqual(pool.kept, 0)
+        free(blocks[1].0)
+        free(blocks[2].0)
+    }
+
+    func testAReusedBufferCarriesNothingOfTheObjectBefore() {
+        func dropped(_ n: Int) -> UnsafeMutableRawPointer? {
+            let b = SharedBytes(pattern(n, seed: 1))
+            return b.base
+        }
+        let old = dropped(3_333_333)
+        // The same block, from the pool, holds only what the new object appended.
+        let next = SharedBytes(pattern(2_222_222, seed: 2))
+        XCTAssertEqual(next.base, old)
+        XCTAssertEqual(next.count, 2_222_222)
+        XCTAssertEqual(next.array, pattern(2_222_222, seed: 2))
+        XCTAssertEqual(next.withBytes(2_222_212..<2_222_222) { Array($0) }, Array(pattern(2_222_222, seed: 2)[2_222_212...]))
+    }
+
+    /// A folder of content-addressed objects of the sizes given, and a VOD playlist of them.
+    private func stream(sizes: [Int]) throws -> (dir: TempDir, names: [String], bodies: [[UInt8]]) {
         let dir = try TempDir()
         var names: [String] = [], bodies: [[UInt8]] = []
         var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-PLAYLIST-TYPE:VOD\n"
-        for i in 0..<count {
-            let body = pattern(size + i, seed: UInt32(100 + i))
+        for (i, size) in sizes.enumerated() {
+            let body = pattern(size, seed: UInt32(100 + i))
             let n = Hex.encode(SHA256Hasher.digest(body)) + ".ts"
             try Data(body).write(to: URL(fileURLWithPath: dir.path + "/" + n))
             names.append(n)
@@ -94,10 +124,10 @@ final class RelayThroughputTests: XCTestCase {
     }
 
     func testAChangedLastByteOfALargeObjectIsWithheldFetchedAheadOrNot() throws {
-        let size = 3 * BodyHasher.parallelFrom + 11
         for prefetch in [false, true] {
-            let (dir, names, bodies) = try stream("last-\(prefetch)", count: 3, size: size)
-            // Object 1 changes in its very last byte, after 3 MiB of correct bytes were kept.
+            let (dir, names, bodies) = try stream(sizes: [4096, 2 * BodyHasher.parallelFrom + 11, 5000])
+            // Object 1 changes in its very last byte, after 2 MiB of correct bytes were kept
+            // (hashed on the second thread).
             var bad = bodies[1]
             bad[bad.count - 1] ^= 0x40
             try Data(bad).write(to: URL(fileURLWithPath: dir.path + "/" + names[1]))
@@ -138,7 +168,7 @@ final class RelayThroughputTests: XCTestCase {
     }
 
     func testAnObjectFetchedAheadIsReportedOnlyWhenThePlayerAsks() throws {
-        let (dir, names, bodies) = try stream("ahead", count: 3, size: 300_000)
+        let (dir, names, bodies) = try stream(sizes: [300_000, 300_001, 300_002])
         let origin = try FolderOrigin(root: dir.path)
         let observer = RecordingObserver()
         var options = RelayOptions()
