@@ -8,7 +8,7 @@
 #     2 Mbit/s one-second segment), each fetched once through the relay and once from the
 #     origin directly; p50 and p99 of the difference. Twice: cold (`--no-prefetch`: every
 #     request waits for origin fetch + SHA-256 + release) and as a player sees it (the relay
-#     fetches the next listed segment while it sends one).
+#     fetches the next two listed segments while it sends one).
 # The origin is python3's http.server on loopback, answering HTTP/1.1 (keep-alive) and sending
 # each file with sendfile(2), as a CDN's server does; ORIGIN=plain uses the stock handler
 # (HTTP/1.0, a new connection per object, read/write copies), the origin of the first figures.
@@ -121,7 +121,7 @@ print(f"origin directly (python http.server):  {mbps(d):8.1f} MB/s")
 print(f"openssl speed -evp sha256, one core:   {ssl:8.1f} MB/s  (16 MiB blocks)")
 print(f"ratio relay / one-core SHA-256:        {mbps(r) / ssl:8.2f}")
 def pct(xs, p): return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-for name, label in (("latency", "cold (--no-prefetch)"), ("ahead", "next segment fetched ahead")):
+for name, label in (("latency", "cold (--no-prefetch)"), ("ahead", "next segments fetched ahead")):
     ld, lr = rows(f"{name}.direct.t"), rows(f"{name}.relay.t")
     added = sorted((a[0] - b[0]) * 1000 for a, b in zip(lr, ld))
     dd = sorted(t * 1000 for t, _ in ld); rr = sorted(t * 1000 for t, _ in lr)

@@ -167,6 +167,35 @@ final class RelayThroughputTests: XCTestCase {
         }
     }
 
+    func testAnOriginFailureMetAheadIsReportedOncePerPlayerRequest() throws {
+        let (dir, names, bodies) = try stream(sizes: [2000, 2001, 2002])
+        try FileManager.default.removeItem(atPath: dir.path + "/" + names[1])
+        let origin = try FolderOrigin(root: dir.path)
+        let observer = RecordingObserver()
+        var options = RelayOptions()
+        options.contentAddressed = true
+        let session = try RelaySession(origin: origin.url("index.m3u8"), options: options, observer: observer)
+        defer { session.close() }
+        let urls = try localURLs(session)
+        XCTAssertEqual(try Curl.request(urls[0]).body, bodies[0])
+        // Both objects after it are fetched ahead: the missing one and the one after.
+        XCTAssertTrue(waitForRequests(origin, names[1], 1) && waitForRequests(origin, names[2], 1))
+        for n in 1...2 {
+            let got = try Curl.request(urls[1])
+            XCTAssertEqual(got.status, 502)
+            XCTAssertEqual(got.header("x-relay-withheld"), "origin_status")
+            // Whether this request met the failure ahead or asked the origin again, it is one event.
+            let events = observer.events.filter { $0.originURL.hasSuffix("/" + names[1]) }
+            XCTAssertEqual(events.count, n, "\(events)")
+            XCTAssertTrue(events.allSatisfy { reasonOf($0) == "origin_status" && $0.response?.status == 404 })
+        }
+        XCTAssertGreaterThanOrEqual(origin.requestCount(names[1]), 2, "an origin failure is asked again")
+        XCTAssertEqual(observer.events.filter { $0.originURL.hasSuffix("/" + names[2]) }.count, 0)
+        XCTAssertEqual(try Curl.request(urls[2]).body, bodies[2])
+        XCTAssertEqual(origin.requestCount(names[2]), 1)
+        XCTAssertEqual(observer.events.filter { $0.originURL.hasSuffix("/" + names[2]) }.map(\.outcome), [.verified])
+    }
+
     func testAnObjectFetchedAheadIsReportedOnlyWhenThePlayerAsks() throws {
         let (dir, names, bodies) = try stream(sizes: [300_000, 300_001, 300_002])
         let origin = try FolderOrigin(root: dir.path)

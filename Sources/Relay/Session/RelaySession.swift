@@ -36,8 +36,10 @@ public final class RelaySession: @unchecked Sendable {
     private var successor: [Int: Int] = [:]
     /// Events of objects fetched ahead, reported when the player first asks for them.
     private var unreported: [Int: ObjectEvent] = [:]
-    /// One object is fetched ahead at a time.
-    private var fetchingAhead = false
+    /// Objects being fetched ahead, at most `aheadDepth`.
+    private var fetchesAhead = 0
+    /// How far ahead of the player the relay fetches: the next listed object and the one after.
+    static let aheadDepth = 2
     private var endReason: EndReason?
     private var lastRequest = monotonicSeconds()
     let gate: PlaylistGate
@@ -318,26 +320,35 @@ public final class RelaySession: @unchecked Sendable {
         waiter.finish(outcome)
     }
 
-    /// Fetches and checks the object listed after `id`, unless it is cached, withheld, in
-    /// flight, or another fetch ahead runs. Its event waits for the player's request.
+    /// Fetches and checks the objects listed after `id`, up to `aheadDepth` of them, skipping
+    /// those cached, withheld or in flight, and at most `aheadDepth` at once. Their events wait
+    /// for the player's requests.
     private func fetchAhead(after id: Int) {
         guard options.prefetchNext else { return }
-        let claimed: (OriginTarget, FetchWaiter)? = state.locked {
-            guard endReason == nil, !fetchingAhead, let n = successor[id], let t = table.target(n), t.kind == .object,
-                  !cache.contains(n), withheldObjects[n] == nil, inFlight[n] == nil else { return nil }
-            fetchingAhead = true
-            let w = FetchWaiter()
-            inFlight[n] = w
-            return (t, w)
+        let claimed: [(OriginTarget, FetchWaiter)] = state.locked {
+            var out: [(OriginTarget, FetchWaiter)] = []
+            var at = id
+            for _ in 0..<Self.aheadDepth {
+                guard endReason == nil, fetchesAhead < Self.aheadDepth, let n = successor[at], let t = table.target(n),
+                      t.kind == .object else { break }
+                at = n
+                guard !cache.contains(n), withheldObjects[n] == nil, inFlight[n] == nil else { continue }
+                fetchesAhead += 1
+                let w = FetchWaiter()
+                inFlight[n] = w
+                out.append((t, w))
+            }
+            return out
         }
-        guard let (target, waiter) = claimed else { return }
-        let thread = Thread { [self] in
-            let (outcome, event) = fetchAndCheck(target, report: false)
-            settle(target, outcome, waiter: waiter, unreported: event)
-            state.locked { fetchingAhead = false }
+        for (target, waiter) in claimed {
+            let thread = Thread { [self] in
+                let (outcome, event) = fetchAndCheck(target, report: false)
+                settle(target, outcome, waiter: waiter, unreported: event)
+                state.locked { fetchesAhead -= 1 }
+            }
+            thread.stackSize = 512 << 10
+            thread.start()
         }
-        thread.stackSize = 512 << 10
-        thread.start()
     }
 
     /// The outcome, and its event: reported at once when `report`, else returned.

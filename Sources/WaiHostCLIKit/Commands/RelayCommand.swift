@@ -31,7 +31,7 @@ enum RelayCommand: Command {
             .repeated("allow-origin", "ORIGIN", help: "let web pages of ORIGIN (scheme://host[:port]) read from the relay (CORS). Without it no page may."),
             .value("max-connections", "N", help: "player connections at most (default 128)"),
             .value("header-timeout", "S", help: "a request's headers must arrive within S seconds (default 10); 0 turns the slow-client defences off (for comparison)"),
-            .flag("no-prefetch", help: "do not fetch the next listed object while the player receives one (for comparison)"),
+            .flag("no-prefetch", help: "do not fetch the next listed objects while the player receives one (for comparison)"),
             .value("max-revision-age", "S", help: "with --require-signed: a live playlist's first revision may be at most max(S, 3 x target duration) seconds old (default 60)"),
         ] + AuditCLIOptions.options,
         exitStatus: [(3, "an audit bundle could be neither spooled nor delivered before the relay exited (its evidence is lost)")])
