@@ -25,7 +25,12 @@ if [ -z "${WAIHOST:-}" ]; then
 fi
 WORK=$(mktemp -d /tmp/bench-relay.XXXXXX)
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+# The relays start inside $(...), a subshell, so their pids come back through files.
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for f in "$WORK"/relay-*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
 trap cleanup EXIT
 
 python3 - "$WORK" <<'PY'
@@ -67,7 +72,6 @@ COLD=()
 relay() {  # relay URL NAME [FLAGS...] -> player URL on stdout
     local url=$1 name=$2; shift 2
     "$WAIHOST" relay "$url" --content-addressed --cache-mb 64 --json "$@" > "$WORK/relay-$name.json" 2> "$WORK/relay-$name.err" &
-    PIDS+=($!)
     echo $! > "$WORK/relay-$name.pid"
     for _ in $(seq 100); do [ -s "$WORK/relay-$name.json" ] && break; sleep 0.05; done
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$WORK/relay-$name.json"
