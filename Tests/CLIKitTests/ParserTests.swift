@@ -206,6 +206,9 @@ final class ParserTests: XCTestCase {
                                                      "--allow-origin=http://b.example:8080", "--header-timeout", "0"]))
         XCTAssertEqual(o.relay.allowedWebOrigins, ["https://a.example", "http://b.example:8080"])
         XCTAssertNil(o.relay.connections.deadlines, "0 turns the slow-client defences off")
+        XCTAssertTrue(o.relay.prefetchNext, "the next listed object is fetched ahead by default")
+        let cold = try RelayCommand.options(try parsed(["relay", "http://o/x.m3u8", "--no-prefetch"]))
+        XCTAssertFalse(cold.relay.prefetchNext)
     }
 
     /// Every spec is consistent: unique long and short names per command, and every

@@ -50,14 +50,19 @@ public enum OriginError: Error, Equatable, CustomStringConvertible {
 
 /// One whole object from the origin.
 public struct OriginResponse: Sendable {
-    public var body: [UInt8]
-    /// SHA-256 of `body`, computed while it arrived (so hashing overlaps the transfer).
+    /// The body, in the buffer it was received into: the relay caches and serves this very
+    /// buffer (docs/relay.md, "Throughput").
+    public var bytes: SharedBytes
+    /// SHA-256 of the body, computed while it arrived (so hashing overlaps the transfer).
     public var sha256: [UInt8]
     /// The URL after redirects.
     public var effectiveURL: String
     public var status: Int
     public var contentType: String?
     public var timing: OriginTiming
+
+    /// A copy of the body as an array (playlists, which are parsed as arrays).
+    public var body: [UInt8] { bytes.array }
 }
 
 public struct OriginLimits: Sendable {
@@ -78,6 +83,8 @@ public final class OriginClient: @unchecked Sendable {
     private let lock = Mutex()
     private var idle: [UnsafeMutableRawPointer] = []
 
+    static let receiveChunk = 64 << 10
+
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     public init(limits: OriginLimits = OriginLimits(), addressPolicy: AddressPolicy? = nil) {
@@ -96,7 +103,7 @@ public final class OriginClient: @unchecked Sendable {
             throw OriginError.transport(url: shown, code: -1, message: "curl_easy_init failed")
         }
         let bound = min(limit ?? limits.maxObjectBytes, limits.maxObjectBytes)
-        let sink = TransferSink(limit: bound, cancelled: cancelled, policy: addressPolicy)
+        let sink = TransferSink(limit: bound, cancelled: cancelled, policy: addressPolicy, handle: handle)
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { eb in
             curl_easy_reset(handle)
@@ -109,6 +116,10 @@ public final class OriginClient: @unchecked Sendable {
             _ = waih_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, limits.connectTimeoutSeconds)
             _ = waih_curl_setopt_long(handle, CURLOPT_TIMEOUT, limits.transferTimeoutSeconds)
             _ = waih_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            // Chunks of 64 KiB instead of 16 KiB: a quarter of the calls and wakeups. Not more:
+            // curl_easy_reset drops the buffer size, and a buffer over glibc's mmap threshold
+            // (128 KiB) would be mapped afresh, page faults included, on every transfer.
+            _ = waih_curl_setopt_long(handle, CURLOPT_BUFFERSIZE, OriginClient.receiveChunk)
             _ = waih_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(eb.baseAddress))
             let ctx = Unmanaged.passUnretained(sink).toOpaque()
             _ = waih_curl_setopt_write_function(handle, writeCallback)
@@ -122,6 +133,7 @@ public final class OriginClient: @unchecked Sendable {
             return withExtendedLifetime(sink) { curl_easy_perform(handle) }
         }
         defer { give(handle) }
+        let digest = sink.digest()
         if let refused = sink.refusedAddress { throw OriginError.forbiddenAddress(url: shown, address: refused) }
         if sink.overflowed { throw OriginError.tooLarge(url: shown, limit: bound) }
         if sink.wasCancelled { throw OriginError.cancelled(url: shown) }
@@ -141,7 +153,7 @@ public final class OriginClient: @unchecked Sendable {
         guard (200..<300).contains(status) else {
             throw OriginError.status(url: redactingUserinfo(effectiveURL), status: status, timing: timing)
         }
-        return OriginResponse(body: sink.take(), sha256: sink.digest(), effectiveURL: effectiveURL, status: status,
+        return OriginResponse(bytes: sink.bytes, sha256: digest, effectiveURL: effectiveURL, status: status,
                               contentType: type.map { String(cString: $0) }, timing: timing)
     }
 
@@ -171,61 +183,64 @@ public final class OriginClient: @unchecked Sendable {
     }
 }
 
-/// The body as it arrives, in one array grown by doubling (or sized once from the declared
-/// length) and handed over without a copy, so an object in flight costs its size once: plain
-/// memcpy per chunk, whatever the build's optimisation level.
+/// The body as it arrives, in one buffer sized once from the declared length (or grown by
+/// doubling, with realloc) and handed over without a copy, so an object in flight costs its
+/// size once; hashed as it lands (BodyHasher).
 private final class TransferSink {
-    /// `buffer.count` is the capacity in use; the first `count` bytes are the body.
-    private var buffer: [UInt8] = []
-    private(set) var count = 0
-    private let hasher = SHA256Hasher()
+    let bytes = SharedBytes()
+    private let hasher: BodyHasher
     let limit: Int
     let cancelled: @Sendable () -> Bool
     let policy: AddressPolicy?
+    let handle: UnsafeMutableRawPointer
     var overflowed = false
     var wasCancelled = false
     /// "ip port" of a connection the policy refused.
     var refusedAddress: String?
-    init(limit: Int, cancelled: @escaping @Sendable () -> Bool, policy: AddressPolicy?) {
+    /// Content-Length of the response whose body arrives, once known (0: none declared).
+    var declared = 0
+    private var sized = false
+    init(limit: Int, cancelled: @escaping @Sendable () -> Bool, policy: AddressPolicy?, handle: UnsafeMutableRawPointer) {
         self.limit = limit
         self.cancelled = cancelled
         self.policy = policy
+        self.handle = handle
+        hasher = BodyHasher(bytes)
     }
 
-    func reserve(_ n: Int) -> Bool {
-        guard n > buffer.count else { return true }
-        guard n <= limit else { return false }
-        // memcpy and memset, not element by element (debug builds do not optimise that).
-        let old = buffer, used = count
-        buffer = [UInt8](unsafeUninitializedCapacity: n) { b, initialized in
-            guard let base = b.baseAddress else { initialized = 0; return }
-            old.withUnsafeBytes { o in if used > 0, let ob = o.baseAddress { memcpy(base, ob, used) } }
-            memset(base + used, 0, n - used)
-            initialized = n
-        }
-        return true
+    var count: Int { bytes.count }
+
+    /// At the first chunk: the whole declared length at once (a length over the bound was
+    /// refused by the progress callback before any body came).
+    private func sizeOnce() -> Bool {
+        guard !sized else { return true }
+        sized = true
+        var length: curl_off_t = -1
+        _ = waih_curl_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        guard length > 0 else { return true }
+        guard length <= curl_off_t(limit) else { overflowed = true; return false }
+        declared = Int(length)
+        return grow(to: declared)
+    }
+
+    private func grow(to n: Int) -> Bool {
+        var ok = true
+        hasher.quiesced { ok = bytes.reserve(n) }
+        return ok
     }
 
     func append(_ data: UnsafeRawPointer, _ n: Int) -> Bool {
-        if count + n > buffer.count, !reserve(max(count + n, min(limit, max(buffer.count * 2, 64 << 10)))) { return false }
-        buffer.withUnsafeMutableBytes { b in
-            if let base = b.baseAddress { memcpy(base + count, data, n) }
+        guard sizeOnce() else { return false }
+        if n > bytes.capacity - bytes.count {
+            let want = max(bytes.count + n, min(limit, max(bytes.capacity * 2, 64 << 10)))
+            guard grow(to: want) else { return false }
         }
-        hasher.update(UnsafeRawBufferPointer(start: data, count: n))
-        count += n
+        guard bytes.append(UnsafeRawBufferPointer(start: data, count: n)) else { return false }
+        hasher.landed(bytes.count, expected: declared)
         return true
     }
 
-    func digest() -> [UInt8] { hasher.finalize() }
-
-    /// The body; the sink is empty afterwards.
-    func take() -> [UInt8] {
-        var out: [UInt8] = []
-        swap(&out, &buffer)
-        out.removeLast(out.count - count)
-        count = 0
-        return out
-    }
+    func digest() -> [UInt8] { hasher.finish() }
 }
 
 private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
@@ -244,7 +259,6 @@ private let progressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off
     let sink = Unmanaged<TransferSink>.fromOpaque(ctx).takeUnretainedValue()
     // A declared length over the bound stops the transfer before any body arrives.
     if total > curl_off_t(sink.limit) { sink.overflowed = true; return 1 }
-    if total > 0, !sink.reserve(Int(total)) { return 1 }
     if sink.cancelled() { sink.wasCancelled = true; return 1 }
     return 0
 }

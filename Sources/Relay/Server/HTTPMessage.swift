@@ -25,18 +25,37 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// One response. The body is a slice so a range of a cached object needs no copy of its own
-/// before libmicrohttpd copies it out.
+/// One response. The body is a slice, or a range of shared bytes (a verified object), so a
+/// range of a cached object needs no copy of its own: libmicrohttpd sends from it in place.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: ArraySlice<UInt8>
+    /// When set, the body sent instead of `body`.
+    public var shared: SharedBody?
+
+    public struct SharedBody: Sendable {
+        public var bytes: SharedBytes
+        public var range: Range<Int>
+        public init(_ bytes: SharedBytes, range: Range<Int>? = nil) {
+            self.bytes = bytes
+            self.range = range ?? 0..<bytes.count
+        }
+    }
 
     public init(status: Int, headers: [(String, String)] = [], body: ArraySlice<UInt8> = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
+
+    public init(status: Int, headers: [(String, String)] = [], shared: SharedBody) {
+        self.init(status: status, headers: headers)
+        self.shared = shared
+    }
+
+    /// The body's length in bytes, whichever form it has.
+    public var bodyCount: Int { shared?.range.count ?? body.count }
 
     public func header(_ name: String) -> String? {
         headers.last(where: { $0.0.lowercased() == name.lowercased() })?.1

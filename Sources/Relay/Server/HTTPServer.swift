@@ -205,6 +205,33 @@ private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
     Unmanaged<BodyOwner>.fromOpaque(cls).release()
 }
 
+private let releaseShared: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls = cls else { return }
+    Unmanaged<SharedBytes>.fromOpaque(cls).release()
+}
+
+/// libmicrohttpd sends straight from the body's storage, which the retained owner keeps alive
+/// and unchanged until libmicrohttpd calls the free callback: no copy of a large object.
+private func mhdResponse(_ response: HTTPResponse) -> OpaquePointer? {
+    if let shared = response.shared {
+        let retained = Unmanaged.passRetained(shared.bytes)
+        let r: OpaquePointer? = shared.bytes.withBytes(shared.range) { raw in
+            MHD_create_response_from_buffer_with_free_callback_cls(
+                raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), releaseShared, retained.toOpaque())
+        }
+        if r == nil { retained.release() }
+        return r
+    }
+    let owner = BodyOwner(response.body)
+    let r: OpaquePointer? = owner.body.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), releaseBody,
+            Unmanaged.passRetained(owner).toOpaque())
+    }
+    if r == nil { Unmanaged.passUnretained(owner).release() }
+    return r
+}
+
 final class HandlerBox: @unchecked Sendable {
     let handler: HTTPServer.Handler
     let maxBody: Int
@@ -357,18 +384,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         upload.body = []
         response = box.handler(request)
     }
-    // libmicrohttpd sends straight from the body's storage, which the retained box keeps
-    // alive and unchanged until libmicrohttpd calls releaseBody: no copy of a large object.
-    let owner = BodyOwner(response.body)
-    let mhdResponse: OpaquePointer? = owner.body.withUnsafeBytes { raw in
-        MHD_create_response_from_buffer_with_free_callback_cls(
-            raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), releaseBody,
-            Unmanaged.passRetained(owner).toOpaque())
-    }
-    guard let r = mhdResponse else {
-        Unmanaged.passUnretained(owner).release()
-        return .NO
-    }
+    guard let r = mhdResponse(response) else { return .NO }
     for (name, value) in response.headers { _ = MHD_add_response_header(r, name, value) }
     let queued = MHD_queue_response(connection, UInt32(response.status), r)
     MHD_destroy_response(r)

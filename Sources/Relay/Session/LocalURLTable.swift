@@ -73,6 +73,8 @@ struct LocalURLTable {
         return true
     }
 
+    func target(_ id: Int) -> OriginTarget? { byID[id] }
+
     /// The target for a local path `/r/<id>/<name>`; nil for anything else.
     func lookup(path: Substring) -> OriginTarget? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)

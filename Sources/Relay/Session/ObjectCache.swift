@@ -2,9 +2,20 @@
 // answered from the copy that was checked, never refetched unverified.
 
 struct CachedObject: Sendable {
-    let bytes: [UInt8]
+    /// The buffer the object was received and hashed in; served from in place.
+    let bytes: SharedBytes
     let sha256: String
     let contentType: String
+
+    init(bytes: SharedBytes, sha256: String, contentType: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.contentType = contentType
+    }
+
+    init(bytes: [UInt8], sha256: String, contentType: String) {
+        self.init(bytes: SharedBytes(bytes), sha256: sha256, contentType: contentType)
+    }
 }
 
 /// Least-recently-used under a byte budget. Not thread-safe: the session locks around it.

@@ -42,13 +42,14 @@ final class PlaylistGate: @unchecked Sendable {
     func release(target: OriginTarget, fetched: OriginResponse,
                  register: ([Listed]) -> [String]) throws -> Released {
         let playlist: Playlist
+        let body = fetched.body
         do {
-            playlist = try Playlist.parse(fetched.body, limits: options.playlistLimits)
+            playlist = try Playlist.parse(body, limits: options.playlistLimits)
         } catch {
             throw Refusal(code: "playlist_invalid", detail: error.description)
         }
         if let receipts = receipts {
-            try receipts.verify(bytes: fetched.body, url: target.url)
+            try receipts.verify(bytes: body, url: target.url)
         }
         let shownBase = redactingUserinfo(fetched.effectiveURL)
         guard let effective = URL(string: fetched.effectiveURL) else {

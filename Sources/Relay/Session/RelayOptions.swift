@@ -30,6 +30,10 @@ public struct RelayOptions: Sendable {
     public var allowedWebOrigins: [String] = []
     /// Player connections and how long each may take (docs/relay.md, "Slow clients").
     public var connections = ConnectionLimits()
+    /// When the player is given an object, fetch and check the next two objects its playlist
+    /// lists, so those fetches overlap the send (docs/relay.md, "Throughput"). Each is reported
+    /// to the observer only when the player asks for it.
+    public var prefetchNext = true
 
     public init() {}
 }

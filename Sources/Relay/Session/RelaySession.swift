@@ -32,6 +32,14 @@ public final class RelaySession: @unchecked Sendable {
     private var withheldObjects: [Int: (reason: String, detail: String)] = [:]
     private var inFlight: [Int: FetchWaiter] = [:]
     private var finalPlaylists: [Int: [UInt8]] = [:]
+    /// Per object id, the object its playlist lists next: fetched ahead (docs/relay.md, "Throughput").
+    private var successor: [Int: Int] = [:]
+    /// Events of objects fetched ahead, reported when the player first asks for them.
+    private var unreported: [Int: ObjectEvent] = [:]
+    /// Objects being fetched ahead, at most `aheadDepth`.
+    private var fetchesAhead = 0
+    /// How far ahead of the player the relay fetches: the next listed object and the one after.
+    static let aheadDepth = 2
     private var endReason: EndReason?
     private var lastRequest = monotonicSeconds()
     let gate: PlaylistGate
@@ -153,7 +161,7 @@ public final class RelaySession: @unchecked Sendable {
         }
         switch target.kind {
         case .playlist: return servePlaylist(target)
-        case .object: return serveObject(target, range: request.header("range"))
+        case .object: return serveObject(target, range: request.header("range"), fetchNext: request.method == "GET")
         }
     }
 
@@ -198,9 +206,10 @@ public final class RelaySession: @unchecked Sendable {
                             detail: "\(error)", response: fetched.timing)
         }
         if result.final { state.locked { finalPlaylists[target.id] = result.body } }
-        let event = record(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body,
+        let body = fetched.body
+        let event = record(target, effectiveURL: fetched.effectiveURL, bytes: body,
                            outcome: result.verified ? .verified : .relayed, response: fetched.timing)
-        if let event = event { observer?.playlistReleased(event, body: fetched.body) }
+        if let event = event { observer?.playlistReleased(event, body: body) }
         return Self.playlistResponse(result.body)
     }
 
@@ -214,6 +223,13 @@ public final class RelaySession: @unchecked Sendable {
             ids.append(t.id)
             return base + t.localPath
         }
+        if options.prefetchNext {
+            var previous: Int?
+            for (l, id) in zip(listed, ids) where l.kind == .object {
+                if let p = previous, p != id { successor[p] = id }
+                previous = id
+            }
+        }
         for id in table.released(playlist: playlist.id, listing: ids) where !cache.contains(id) && inFlight[id] == nil {
             forget(id)
         }
@@ -225,11 +241,15 @@ public final class RelaySession: @unchecked Sendable {
         guard table.remove(id) else { return }
         withheldObjects[id] = nil
         finalPlaylists[id] = nil
+        successor[id] = nil
+        unreported[id] = nil
     }
 
-    private func serveObject(_ target: OriginTarget, range: String?) -> HTTPResponse {
+    private func serveObject(_ target: OriginTarget, range: String?, fetchNext: Bool) -> HTTPResponse {
         switch obtain(target) {
         case .released(let object):
+            // The next object is fetched and checked while this one is sent.
+            if fetchNext { fetchAhead(after: target.id) }
             return Self.objectResponse(object, range: range)
         case .withheld(let reason, let detail):
             return Self.withheldResponse(reason: reason, detail: detail)
@@ -247,63 +267,117 @@ public final class RelaySession: @unchecked Sendable {
     /// One origin fetch per object however many requests (ranges of one byte-range file) ask
     /// for it at once; the others wait for its outcome.
     private func obtain(_ target: OriginTarget) -> Obtained {
-        enum Step { case done(Obtained), wait(FetchWaiter), fetch(FetchWaiter) }
+        enum Step { case done(Obtained, ObjectEvent?), wait(FetchWaiter), fetch(FetchWaiter) }
         let step: Step = state.locked {
-            if endReason != nil { return .done(.ended) }
-            if let hit = cache.get(target.id) { return .done(.released(hit)) }
-            if let w = withheldObjects[target.id] { return .done(.withheld(w.reason, w.detail)) }
+            if endReason != nil { return .done(.ended, nil) }
+            if let hit = cache.get(target.id) { return .done(.released(hit), unreported.removeValue(forKey: target.id)) }
+            if let w = withheldObjects[target.id] {
+                return .done(.withheld(w.reason, w.detail), unreported.removeValue(forKey: target.id))
+            }
             if let w = inFlight[target.id] { return .wait(w) }
             let w = FetchWaiter()
             inFlight[target.id] = w
+            // An origin failure met ahead is superseded: this fetch reports itself.
+            unreported[target.id] = nil
             return .fetch(w)
         }
         switch step {
-        case .done(let o): return o
-        case .wait(let w): return w.wait()
+        case .done(let o, let event):
+            if let e = event { observer?.received(e) }
+            return o
+        case .wait(let w):
+            let o = w.wait()
+            // A fetch ahead is reported now that the player asks for what it fetched.
+            if let e = state.locked({ unreported.removeValue(forKey: target.id) }) { observer?.received(e) }
+            return o
         case .fetch(let w):
-            let outcome = fetchAndCheck(target)
-            state.locked {
-                inFlight[target.id] = nil
-                switch outcome {
-                case .released(let object):
-                    for evicted in cache.put(target.id, object) where !table.isListed(evicted) { forget(evicted) }
-                // A verdict on the bytes stands for the session; an origin that failed
-                // (a live segment not there yet, a timeout) is asked again next time.
-                case .withheld(let r, let d) where !r.hasPrefix("origin_"): withheldObjects[target.id] = (r, d)
-                case .withheld: break
-                case .ended: break
-                }
-            }
-            w.finish(outcome)
+            let (outcome, _) = fetchAndCheck(target, report: true)
+            settle(target, outcome, waiter: w, unreported: nil)
             return outcome
         }
     }
 
-    private func fetchAndCheck(_ target: OriginTarget) -> Obtained {
+    /// With the fetch done: the outcome kept for the next requests, the waiters woken.
+    private func settle(_ target: OriginTarget, _ outcome: Obtained, waiter: FetchWaiter, unreported event: ObjectEvent?) {
+        state.locked {
+            inFlight[target.id] = nil
+            switch outcome {
+            case .released(let object):
+                for evicted in cache.put(target.id, object) {
+                    unreported[evicted] = nil
+                    if !table.isListed(evicted) { forget(evicted) }
+                }
+            // A verdict on the bytes stands for the session; an origin that failed
+            // (a live segment not there yet, a timeout) is asked again next time.
+            case .withheld(let r, let d) where !r.hasPrefix("origin_"): withheldObjects[target.id] = (r, d)
+            case .withheld: break
+            case .ended: break
+            }
+            // For the player's first request; one that finds an origin failure fetches again
+            // and reports that fetch instead.
+            if let e = event, table.target(target.id) != nil { unreported[target.id] = e }
+        }
+        waiter.finish(outcome)
+    }
+
+    /// Fetches and checks the objects listed after `id`, up to `aheadDepth` of them, skipping
+    /// those cached, withheld or in flight, and at most `aheadDepth` at once. Their events wait
+    /// for the player's requests.
+    private func fetchAhead(after id: Int) {
+        guard options.prefetchNext else { return }
+        let claimed: [(OriginTarget, FetchWaiter)] = state.locked {
+            var out: [(OriginTarget, FetchWaiter)] = []
+            var at = id
+            for _ in 0..<Self.aheadDepth {
+                guard endReason == nil, fetchesAhead < Self.aheadDepth, let n = successor[at], let t = table.target(n),
+                      t.kind == .object else { break }
+                at = n
+                guard !cache.contains(n), withheldObjects[n] == nil, inFlight[n] == nil else { continue }
+                fetchesAhead += 1
+                let w = FetchWaiter()
+                inFlight[n] = w
+                out.append((t, w))
+            }
+            return out
+        }
+        for (target, waiter) in claimed {
+            let thread = Thread { [self] in
+                let (outcome, event) = fetchAndCheck(target, report: false)
+                settle(target, outcome, waiter: waiter, unreported: event)
+                state.locked { fetchesAhead -= 1 }
+            }
+            thread.stackSize = 512 << 10
+            thread.start()
+        }
+    }
+
+    /// The outcome, and its event: reported at once when `report`, else returned.
+    private func fetchAndCheck(_ target: OriginTarget, report: Bool) -> (Obtained, ObjectEvent?) {
         let fetched: OriginResponse
         do {
             fetched = try fetchSlotted { try origin.fetch(target.url, cancelled: cancelCheck) }
         } catch let e as OriginError {
-            if case .cancelled = e { return .ended }
-            record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: e.code, detail: e.description),
-                   response: e.timing)
-            return .withheld(e.code, e.description)
+            if case .cancelled = e { return (.ended, nil) }
+            let event = record(target, effectiveURL: nil, sha256: nil, size: 0,
+                               outcome: .withheld(reason: e.code, detail: e.description), response: e.timing, report: report)
+            return (.withheld(e.code, e.description), event)
         } catch {
-            record(target, effectiveURL: nil, bytes: nil, outcome: .withheld(reason: "origin_error", detail: "\(error)"))
-            return .withheld("origin_error", "\(error)")
+            let event = record(target, effectiveURL: nil, sha256: nil, size: 0,
+                               outcome: .withheld(reason: "origin_error", detail: "\(error)"), response: nil, report: report)
+            return (.withheld("origin_error", "\(error)"), event)
         }
         let digest = Hex.encode(fetched.sha256)
         let verdict = ObjectCheck.judge(uri: target.url, name: target.name, sha256: digest, options: options)
         let type = ContentType.forName(target.name)
         switch verdict {
         case .withheld(let reason, let detail):
-            record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.body.count,
-                   outcome: .withheld(reason: reason, detail: detail), response: fetched.timing)
-            return .withheld(reason, detail)
+            let event = record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.bytes.count,
+                               outcome: .withheld(reason: reason, detail: detail), response: fetched.timing, report: report)
+            return (.withheld(reason, detail), event)
         case .verified, .relayed:
-            record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.body.count,
-                   outcome: verdict == .verified ? .verified : .relayed, response: fetched.timing)
-            return .released(CachedObject(bytes: fetched.body, sha256: digest, contentType: type))
+            let event = record(target, effectiveURL: fetched.effectiveURL, sha256: digest, size: fetched.bytes.count,
+                               outcome: verdict == .verified ? .verified : .relayed, response: fetched.timing, report: report)
+            return (.released(CachedObject(bytes: fetched.bytes, sha256: digest, contentType: type)), event)
         }
     }
 
@@ -336,14 +410,16 @@ public final class RelaySession: @unchecked Sendable {
                size: bytes?.count ?? 0, outcome: outcome, response: response)
     }
 
+    /// The event, given to the observer unless `report` is false (a fetch ahead, reported
+    /// when the player asks).
     @discardableResult
     private func record(_ target: OriginTarget, effectiveURL: String?, sha256: String?, size: Int,
-                        outcome: ObjectEvent.Outcome, response: OriginTiming?) -> ObjectEvent? {
+                        outcome: ObjectEvent.Outcome, response: OriginTiming?, report: Bool = true) -> ObjectEvent? {
         guard let observer = observer else { return nil }
         let event = ObjectEvent(localPath: target.localPath, originURL: redactingUserinfo(target.url),
                                 effectiveURL: effectiveURL.map(redactingUserinfo), kind: target.kind, sha256: sha256,
                                 size: size, outcome: outcome, time: wallClockSeconds(), response: response)
-        observer.received(event)
+        if report { observer.received(event) }
         return event
     }
 
@@ -401,10 +477,10 @@ public final class RelaySession: @unchecked Sendable {
                               ("ETag", "\"\(object.sha256)\"")]
         switch RangeRequest(header: range, length: length) {
         case .whole:
-            return HTTPResponse(status: 200, headers: headers, body: object.bytes[...])
+            return HTTPResponse(status: 200, headers: headers, shared: .init(object.bytes))
         case .range(let first, let last):
             headers.append(("Content-Range", "bytes \(first)-\(last)/\(length)"))
-            return HTTPResponse(status: 206, headers: headers, body: object.bytes[first...last])
+            return HTTPResponse(status: 206, headers: headers, shared: .init(object.bytes, range: first..<(last + 1)))
         case .unsatisfiable:
             headers.append(("Content-Range", "bytes */\(length)"))
             return HTTPResponse(status: 416, headers: headers)

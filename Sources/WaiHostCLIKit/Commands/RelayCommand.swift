@@ -11,7 +11,7 @@ enum RelayCommand: Command {
         summary: "serve an HLS stream to a player on loopback, verifying what it relays",
         synopsis: ["URL [--require-signed --publisher-key HEX] [--content-addressed] [--port N] [--idle-after SECONDS]",
                    "    [--cache-mb N] [--max-object-mb N] [--json] [--allow-origin ORIGIN]... [--max-connections N]",
-                   "    [--header-timeout S] [--max-revision-age SECONDS] [--collector URL --owner HEX [--installation-key FILE]]"],
+                   "    [--header-timeout S] [--no-prefetch] [--max-revision-age SECONDS] [--collector URL --owner HEX [--installation-key FILE]]"],
         description: """
             Serves one playback session of the playlist at URL on 127.0.0.1 and prints the URL to give the \
             player (one line; with --json, one JSON object). Runs until the session ends (--idle-after, \
@@ -31,6 +31,7 @@ enum RelayCommand: Command {
             .repeated("allow-origin", "ORIGIN", help: "let web pages of ORIGIN (scheme://host[:port]) read from the relay (CORS). Without it no page may."),
             .value("max-connections", "N", help: "player connections at most (default 128)"),
             .value("header-timeout", "S", help: "a request's headers must arrive within S seconds (default 10); 0 turns the slow-client defences off (for comparison)"),
+            .flag("no-prefetch", help: "do not fetch the next listed objects while the player receives one (for comparison)"),
             .value("max-revision-age", "S", help: "with --require-signed: a live playlist's first revision may be at most max(S, 3 x target duration) seconds old (default 60)"),
         ] + AuditCLIOptions.options,
         exitStatus: [(3, "an audit bundle could be neither spooled nor delivered before the relay exited (its evidence is lost)")])
@@ -46,6 +47,7 @@ enum RelayCommand: Command {
         var options = RelayOptions()
         options.requireSigned = p.flag("require-signed")
         options.contentAddressed = p.flag("content-addressed")
+        options.prefetchNext = !p.flag("no-prefetch")
         if let v = p.value("publisher-key") {
             guard let key = Hex.decode(v), key.count == 32 else { throw p.error("--publisher-key needs 64 lowercase hex digits") }
             options.publisherKey = key
