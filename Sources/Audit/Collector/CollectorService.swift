@@ -47,6 +47,11 @@ public final class CollectorService: @unchecked Sendable {
         }
         let bytes = request.body
         guard !bytes.isEmpty else { return Self.refuse(400, "empty body: POST the bundle's bytes") }
+        // Announced before verifying, so a commit starting meanwhile waits to take it along;
+        // every way out below either inserts it announced or withdraws it.
+        store.announceBundle()
+        var inserting = false
+        defer { if !inserting { store.withdrawBundle() } }
         let parsed: AuditBundle
         let verified: VerifiedBundle
         // Verified as received: the hash is of these bytes, nothing is re-encoded.
@@ -77,7 +82,8 @@ public final class CollectorService: @unchecked Sendable {
                                           acknowledgement: ack, receivedAt: now)
         let outcome: BundleInsertOutcome
         do {
-            outcome = try store.insertBundle(submission)
+            inserting = true
+            outcome = try store.insertAnnounced(submission)
         } catch {
             // Not stored, so not acknowledged: the relay keeps it spooled and retries.
             return Self.refuse(503, "bundle not stored: \(error)")

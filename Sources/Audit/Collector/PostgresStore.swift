@@ -136,6 +136,13 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         try committer.insertBundle(bundle)
     }
 
+    public func announceBundle() { committer.announce() }
+    public func withdrawBundle() { committer.withdraw() }
+
+    public func insertAnnounced(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        try committer.insertBundle(bundle, announced: true)
+    }
+
     public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
         try committer.insertCMCD(reports)
     }

@@ -55,6 +55,9 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
                 throw StoreError.open(location: "sqlite:\(path)", reason: "journal_mode WAL refused (got \(mode ?? "nothing"))")
             }
             try exec("PRAGMA synchronous=FULL")
+            // 16 MiB of pages (the default is 2 MiB): the session-id indexes are written at
+            // random places, and re-reading their pages from the file cost a read call per bundle.
+            try exec("PRAGMA cache_size=-16384")
             try exec("PRAGMA foreign_keys=ON")
             for s in Self.schema { try exec(s) }
         } catch {
@@ -80,6 +83,13 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
 
     public func insertBundle(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
         try committer.insertBundle(bundle)
+    }
+
+    public func announceBundle() { committer.announce() }
+    public func withdrawBundle() { committer.withdraw() }
+
+    public func insertAnnounced(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        try committer.insertBundle(bundle, announced: true)
     }
 
     public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
