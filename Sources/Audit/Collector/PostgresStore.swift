@@ -203,6 +203,9 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
             var row: [String] = []
             if st == PGRES_TUPLES_OK, PQntuples(r) == 1 {
                 row = (0..<PQnfields(r)).map { String(cString: PQgetvalue(r, 0, $0)) }
+            } else if st == PGRES_COMMAND_OK {
+                // The command tag: a COMMIT that rolled back says ROLLBACK, not COMMIT.
+                row = [String(cString: PQcmdStatus(r))]
             }
             answers.append((st, row))
             PQclear(r)
@@ -215,7 +218,8 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
             return nil
         }
         let committed = sent && answers.count == bundles.count + 2 && answers.first?.0 == PGRES_COMMAND_OK
-            && answers.last?.0 == PGRES_COMMAND_OK && answers.dropFirst().dropLast().allSatisfy { $0.0 == PGRES_TUPLES_OK }
+            && answers.last?.0 == PGRES_COMMAND_OK && answers.last?.1 == ["COMMIT"]
+            && answers.dropFirst().dropLast().allSatisfy { $0.0 == PGRES_TUPLES_OK }
         guard committed else {
             if PQstatus(c) == CONNECTION_OK { try? exec("ROLLBACK") }
             return nil
