@@ -7,7 +7,7 @@
 # so the timed part is only: POST, verify, store, fsync, signed acknowledgement.
 # Usage: scripts/bench-collector.sh [BUNDLES [CLIENTS]]   (default 20000 bundles, 8 clients)
 #        WAIHOST=path/to/waihost to use another build (e.g. .build/release/waihost);
-#        DBS="sqlite postgres" to choose the stores; CLIENT=http.client for Python's client;
+#        DBS="sqlite postgres" to choose the stores; CLIENT=http.client or connect (§ below);
 #        PERF_CMD="perf record -g -o FILE --" to profile the collector while it runs.
 # The anchor, measured in the same run before and after each store's load: the signature bound,
 # OpenSSL's Ed25519 verifications per second per core × cores ÷ the 5 signatures each bundle
@@ -92,7 +92,8 @@ PY
 # The clients share the machine with the collector, so each is kept lean: a keep-alive socket,
 # the request bytes built before the clock starts, and the response read by its
 # Content-Length (status checked). CLIENT=http.client uses Python's http.client instead
-# (what earlier figures used; it spends several times the CPU per request).
+# (what earlier figures used; it spends several times the CPU per request); CLIENT=connect
+# opens a new connection for each bundle, as the relay's sender does.
 cat > "$WORK/load.py" <<'PY'
 import http.client, os, socket, sys, time
 from multiprocessing import Process, Queue
@@ -103,13 +104,21 @@ while i < len(data):
     n = int.from_bytes(data[i:i + 4], "big"); bundles.append(data[i + 4:i + 4 + n]); i += 4 + n
 
 def raw_client(part, q):
-    reqs = [b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\n\r\n%s" % (len(b), b) for b in part]
-    s = socket.create_connection(("127.0.0.1", port))
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    fresh = kind == "connect"  # a new connection per bundle, as the relay's sender posts
+    extra = b"Connection: close\r\n" if fresh else b""
+    reqs = [b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n%s"
+            b"Content-Length: %d\r\n\r\n%s" % (extra, len(b), b) for b in part]
+    def connect():
+        c = socket.create_connection(("127.0.0.1", port))
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return c
+    s = None if fresh else connect()
     ok = bad = 0
     buf = b""
     for r in reqs:
+        if fresh:
+            s = connect()
+            buf = b""
         s.sendall(r)
         while b"\r\n\r\n" not in buf:
             chunk = s.recv(65536)
@@ -124,6 +133,7 @@ def raw_client(part, q):
             if not chunk: raise SystemExit("collector closed the connection")
             buf += chunk
         buf = buf[length:]
+        if fresh: s.close()
         if status == 200: ok += 1
         else: bad += 1
     q.put((ok, bad))
