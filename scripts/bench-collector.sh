@@ -5,14 +5,17 @@
 # Bundles (binding + 3 acks + session record, 5 Ed25519 signatures, ~3.4 KB) are made
 # beforehand by an independent Python writer of docs/audit-bundle.md (python3-cryptography),
 # so the timed part is only: POST, verify, store, fsync, signed acknowledgement.
-# Usage: scripts/bench-collector.sh [BUNDLES [CLIENTS]]   (default 20000 bundles, 16 clients)
+# Usage: scripts/bench-collector.sh [BUNDLES [CLIENTS]]   (default 20000 bundles, 8 clients)
 #        WAIHOST=path/to/waihost to use another build (e.g. .build/release/waihost);
-#        DBS="sqlite postgres" to choose the stores;
+#        DBS="sqlite postgres" to choose the stores; CLIENT=http.client or connect (§ below);
 #        PERF_CMD="perf record -g -o FILE --" to profile the collector while it runs.
+# The anchor, measured in the same run before and after each store's load: the signature bound,
+# OpenSSL's Ed25519 verifications per second per core × cores ÷ the 5 signatures each bundle
+# carries (docs/collector.md §Measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
-CLIENTS=${2:-16}
+CLIENTS=${2:-8}
 DBS=${DBS:-"sqlite postgres"}
 if [ -z "${WAIHOST:-}" ]; then
     swift build --product waihost >/dev/null
@@ -86,16 +89,56 @@ with open(f"{work}/bundles", "wb") as f:
 print(f"made {n} bundles, {sum(map(len, bundles)) // n} bytes each", file=sys.stderr)
 PY
 
+# The clients share the machine with the collector, so each is kept lean: a keep-alive socket,
+# the request bytes built before the clock starts, and the response read by its
+# Content-Length (status checked). CLIENT=http.client uses Python's http.client instead
+# (what earlier figures used; it spends several times the CPU per request); CLIENT=connect
+# opens a new connection for each bundle, as the relay's sender does.
 cat > "$WORK/load.py" <<'PY'
-import http.client, sys, time
+import http.client, os, socket, sys, time
 from multiprocessing import Process, Queue
-work, port, clients = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, port, clients, kind = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 data = open(f"{work}/bundles", "rb").read()
 bundles, i = [], 0
 while i < len(data):
     n = int.from_bytes(data[i:i + 4], "big"); bundles.append(data[i + 4:i + 4 + n]); i += 4 + n
 
-def client(part, q):
+def raw_client(part, q):
+    fresh = kind == "connect"  # a new connection per bundle, as the relay's sender posts
+    extra = b"Connection: close\r\n" if fresh else b""
+    reqs = [b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n%s"
+            b"Content-Length: %d\r\n\r\n%s" % (extra, len(b), b) for b in part]
+    def connect():
+        c = socket.create_connection(("127.0.0.1", port))
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return c
+    s = None if fresh else connect()
+    ok = bad = 0
+    buf = b""
+    for r in reqs:
+        if fresh:
+            s = connect()
+            buf = b""
+        s.sendall(r)
+        while b"\r\n\r\n" not in buf:
+            chunk = s.recv(65536)
+            if not chunk: raise SystemExit("collector closed the connection")
+            buf += chunk
+        head, _, buf = buf.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split(b" ", 2)[1])
+        length = next(int(l.split(b":", 1)[1]) for l in lines[1:] if l[:15].lower() == b"content-length:")
+        while len(buf) < length:
+            chunk = s.recv(65536)
+            if not chunk: raise SystemExit("collector closed the connection")
+            buf += chunk
+        buf = buf[length:]
+        if fresh: s.close()
+        if status == 200: ok += 1
+        else: bad += 1
+    q.put((ok, bad))
+
+def httpclient_client(part, q):
     c = http.client.HTTPConnection("127.0.0.1", port)
     ok = bad = 0
     for b in part:
@@ -106,16 +149,48 @@ def client(part, q):
     q.put((ok, bad))
 
 q = Queue()
-procs = [Process(target=client, args=(bundles[k::clients], q)) for k in range(clients)]
+target = httpclient_client if kind == "http.client" else raw_client
+procs = [Process(target=target, args=(bundles[k::clients], q)) for k in range(clients)]
 t0 = time.monotonic()
 for p in procs: p.start()
 res = [q.get() for _ in procs]
 t1 = time.monotonic()
 for p in procs: p.join()
 ok = sum(r[0] for r in res); bad = sum(r[1] for r in res)
-print(f"{ok} acknowledged, {bad} refused, {t1 - t0:.2f} s, {ok / (t1 - t0):.0f} bundles/s with {clients} clients")
+cpu = os.times().children_user + os.times().children_system
+print(f"{ok} acknowledged, {bad} refused, {t1 - t0:.2f} s, {ok / (t1 - t0):.0f} bundles/s with {clients} clients"
+      f" ({kind}; clients' CPU {cpu:.2f} s)")
+with open(f"{work}/rate", "w") as f: f.write(f"{ok / (t1 - t0):.1f}\n")
 sys.exit(0 if bad == 0 and ok == len(bundles) else 1)
 PY
+
+# OpenSSL's Ed25519 verify/s on one core (`openssl speed` counts its own CPU time, so another
+# job on the machine slows the wall clock, not the figure) × cores ÷ 5 signatures per bundle.
+bound() {  # bound LABEL → sets BOUND (bundles/s) and VERIFY_US (µs of CPU per verification)
+    local v
+    v=$(openssl speed -mr -seconds "${BOUND_SECONDS:-3}" ed25519 2>/dev/null \
+        | sed -n 's/^+F6:[0-9]*:253:Ed25519:[0-9.]*:\([0-9.]*\)$/\1/p' | tail -1)
+    [ -n "$v" ] || { echo "openssl speed ed25519 gave no figure" >&2; exit 1; }
+    BOUND=$(python3 -c "print(f'{$v * $(nproc) / 5:.0f}')")
+    VERIFY_US=$(python3 -c "print(f'{1e6 / $v:.1f}')")
+    echo "  bound $1: $v Ed25519 verify/s per core × $(nproc) cores / 5 = $BOUND bundles/s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
+# Two ratios. Wall: bundles/s over the bound (mean of before and after) — what a dedicated
+# machine shows; on a shared one the collector's share of the cores moves it. CPU: the five
+# verifications' CPU time over the collector's CPU time per bundle — what the collector spends
+# beside the signatures, whatever else runs.
+ratio() {  # ratio COLLECTOR_CPU_SECONDS
+    python3 -c "
+import sys
+r, a, b, ua, ub, cpu, n = map(float, sys.argv[1:])
+per = cpu / n * 1e6
+print(f'  ratio to the bound: wall {r / ((a + b) / 2):.3f}; CPU {5 * (ua + ub) / 2 / per:.3f}'
+      f' (collector {per:.0f} µs of CPU per bundle, 5 verifications {5 * (ua + ub) / 2:.0f} µs)')" \
+        "$(cat "$WORK/rate")" "$BOUND_BEFORE" "$BOUND" "$VERIFY_US_BEFORE" "$VERIFY_US" "$1" "$N"
+}
+
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(openssl version)"
 
 serve() {  # serve DB → sets PORT
     ${PERF_CMD:-} "$WAIHOST" audit serve --db "$1" --key "$WORK/owner.key" --port 0 --max-connections 1024 >"$WORK/serve.out" 2>&1 &
@@ -133,8 +208,9 @@ for db in $DBS; do
     case $db in
     sqlite)
         serve "sqlite:$WORK/collector.db"
+        bound before; BOUND_BEFORE=$BOUND; VERIFY_US_BEFORE=$VERIFY_US
         echo -n "SQLite (WAL, synchronous=FULL): "
-        python3 "$WORK/load.py" "$WORK" "$PORT" "$CLIENTS"
+        python3 "$WORK/load.py" "$WORK" "$PORT" "$CLIENTS" "${CLIENT:-raw}"
         python3 -c "import sqlite3,sys; print('  rows in bundles:', sqlite3.connect(sys.argv[1]).execute('select count(*) from bundles').fetchone()[0])" "$WORK/collector.db"
         ;;
     postgres)
@@ -146,12 +222,16 @@ for db in $DBS; do
         PGPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
         "${AS_PG[@]}" $PG/pg_ctl -D "$WORK/pg/data" -w -l "$WORK/pg/log" -o "-p $PGPORT -k $WORK/pg -h 127.0.0.1 -c synchronous_commit=on -c fsync=on" start >/dev/null
         serve "postgres://waihost@127.0.0.1:$PGPORT/postgres"
+        bound before; BOUND_BEFORE=$BOUND; VERIFY_US_BEFORE=$VERIFY_US
         echo -n "PostgreSQL (synchronous_commit=on): "
-        python3 "$WORK/load.py" "$WORK" "$PORT" "$CLIENTS"
+        python3 "$WORK/load.py" "$WORK" "$PORT" "$CLIENTS" "${CLIENT:-raw}"
         ;;
     *) echo "unknown store $db" >&2; exit 2 ;;
     esac
     # The collector's own CPU time for the run (utime + stime): how much of the 2 s per s it used.
-    awk -v hz="$(getconf CLK_TCK)" '{ printf "  collector CPU: %.2f s\n", ($14 + $15) / hz }' "/proc/${PIDS[-1]}/stat"
+    CPU_S=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/${PIDS[-1]}/stat")
+    echo "  collector CPU: $CPU_S s"
     kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+    bound after
+    ratio "$CPU_S"
 done

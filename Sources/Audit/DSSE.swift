@@ -41,6 +41,11 @@ public struct Envelope: Equatable, Sendable {
         key.verify(signature: signature, message: DSSE.pae(type: payloadType, payload: payload))
     }
 
+    /// The same check under a key already loaded (a bundle's session key signs every record).
+    public func verifies(under key: Ed25519Verifier) -> Bool {
+        key.verify(signature: signature, message: DSSE.pae(type: payloadType, payload: payload))
+    }
+
     /// The JSON object, keys sorted, no whitespace (the spelling the writer always uses).
     public var jsonObject: [String: Any] {
         ["payloadType": payloadType, "payload": Data(payload).base64EncodedString(),
@@ -70,9 +75,7 @@ public struct Envelope: Equatable, Sendable {
     /// Standard base64 with padding, one spelling only: text that does not re-encode to itself
     /// (stray bits in the padding, whitespace, URL alphabet) is refused.
     static func strictBase64(_ text: String, at: String) throws(AuditBundleError) -> [UInt8] {
-        guard let d = Data(base64Encoded: text), d.base64EncodedString() == text else {
-            throw .malformed(at: at, reason: "not canonical standard base64")
-        }
-        return [UInt8](d)
+        guard let d = StrictBase64.decode(text) else { throw .malformed(at: at, reason: "not canonical standard base64") }
+        return d
     }
 }

@@ -89,15 +89,29 @@ public struct IJSONNumber: Equatable, Sendable {
 /// An object's members in order, names unique.
 public struct IJSONObject: Equatable, Sendable {
     public private(set) var members: [(name: String, value: IJSON)] = []
-    private var index: [String: Int] = [:]
+    /// Built only past `linearLimit` members: the objects the audit reads have a dozen at most,
+    /// and comparing a few short names costs less than hashing each into a dictionary.
+    private var index: [String: Int]?
+    private static let linearLimit = 16
 
-    public subscript(name: String) -> IJSON? { index[name].map { members[$0].value } }
+    public subscript(name: String) -> IJSON? {
+        if let index { return index[name].map { members[$0].value } }
+        return members.first(where: { $0.name == name })?.value
+    }
     public var names: [String] { members.map { $0.name } }
 
     /// False (and nothing added) when `name` is already there.
     mutating func add(_ name: String, _ value: IJSON) -> Bool {
-        guard index[name] == nil else { return false }
-        index[name] = members.count
+        if index != nil {
+            guard index?[name] == nil else { return false }
+            index?[name] = members.count
+        } else {
+            guard !members.contains(where: { $0.name == name }) else { return false }
+            if members.count == Self.linearLimit {
+                index = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.name, $0) })
+                index?[name] = members.count
+            }
+        }
         members.append((name, value))
         return true
     }

@@ -229,6 +229,19 @@ enum StoreContract {
         XCTAssertEqual(try store.insertBundle(binary), .stored(acknowledgement: binary.acknowledgement), file: file, line: line)
         XCTAssertEqual(try store.bundle(sessionID: binary.sessionID)?.bytes, binary.bytes, file: file, line: line)
 
+        // Record texts that need quoting in any batch or array form survive exactly, and a
+        // bundle with no records is still one stored bundle.
+        var awkward = CollectorFixture.submission()
+        awkward.records = [StoredRecord(type: "ack", sequence: 0, fields: #"{"uri":"a\"b\\c","x":"{,}","n":null}"#),
+                           StoredRecord(type: "session", sequence: 1, fields: "NULL \u{e9}\u{1F600} \\")]
+        XCTAssertEqual(try store.insertBundle(awkward), .stored(acknowledgement: awkward.acknowledgement), file: file, line: line)
+        XCTAssertEqual(try store.records(sessionID: awkward.sessionID), awkward.records, file: file, line: line)
+        var empty = CollectorFixture.submission()
+        empty.records = []
+        XCTAssertEqual(try store.insertBundle(empty), .stored(acknowledgement: empty.acknowledgement), file: file, line: line)
+        XCTAssertEqual(try store.insertBundle(empty), .duplicate(acknowledgement: empty.acknowledgement), file: file, line: line)
+        XCTAssertEqual(try store.records(sessionID: empty.sessionID), [], file: file, line: line)
+
         let r1 = CMCDReport(sessionID: "s", sequence: 1, body: "sid=\"s\",sn=1")
         let r2 = CMCDReport(sessionID: "s", sequence: 2, body: "sid=\"s\",sn=2")
         XCTAssertEqual(try store.insertCMCD([r1, r2, r1]), [.stored, .stored, .duplicate], file: file, line: line)

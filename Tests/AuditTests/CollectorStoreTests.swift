@@ -13,7 +13,7 @@ final class CollectorStoreTests: XCTestCase {
         store.close()
         // Reopened, the data is there (nothing lived only in memory).
         let reopened = try SQLiteStore(path: dir.path + "/c.db")
-        XCTAssertEqual(try reopened.allBundles().count, 2)
+        XCTAssertEqual(try reopened.allBundles().count, 4)
     }
 
     func testSQLiteStoreConcurrentWriters() throws {
@@ -42,7 +42,7 @@ final class CollectorStoreTests: XCTestCase {
         store.close()
         // A second collector on the same database sees the same rows.
         let second = try PostgresStore(uri: pg.uri)
-        XCTAssertEqual(try second.allBundles().count, 2)
+        XCTAssertEqual(try second.allBundles().count, 4)
         try StoreContract.concurrent(second)
         second.close()
     }

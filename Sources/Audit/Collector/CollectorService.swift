@@ -7,12 +7,16 @@ import WaiCrypto
 public final class CollectorService: @unchecked Sendable {
     public let store: CollectorStore
     private let ownerKey: Ed25519PrivateKey
+    /// The owner key loaded into OpenSSL once; nil only if OpenSSL refused it (then each
+    /// acknowledgement loads the key itself, and fails the same way).
+    private let ownerSigner: Ed25519Signer?
     private let trustedInstallationKeys: Set<Ed25519PublicKey>?
 
     public init(store: CollectorStore, ownerKey: Ed25519PrivateKey,
                 trustedInstallationKeys: Set<Ed25519PublicKey>? = nil) {
         self.store = store
         self.ownerKey = ownerKey
+        ownerSigner = try? Ed25519Signer(ownerKey)
         self.trustedInstallationKeys = trustedInstallationKeys
     }
 
@@ -43,20 +47,28 @@ public final class CollectorService: @unchecked Sendable {
         }
         let bytes = request.body
         guard !bytes.isEmpty else { return Self.refuse(400, "empty body: POST the bundle's bytes") }
+        // Announced before verifying, so a commit starting meanwhile waits to take it along;
+        // every way out below either inserts it announced or withdraws it.
+        store.announceBundle()
+        var inserting = false
+        defer { if !inserting { store.withdrawBundle() } }
         let parsed: AuditBundle
         let verified: VerifiedBundle
+        // Verified as received: the hash is of these bytes, nothing is re-encoded.
+        let digest = SHA256.digest(bytes)
+        let digestHex = Hex.encode(digest)
         do {
             parsed = try AuditBundle.parse(bytes)
-            verified = try parsed.verify(owner: ownerKey.publicKey, trustedInstallationKeys: trustedInstallationKeys)
+            verified = try parsed.verify(owner: ownerKey.publicKey, trustedInstallationKeys: trustedInstallationKeys,
+                                         bundleSha256: digestHex)
         } catch {
             return Self.refuse(Self.status(for: error), "bundle refused: \(error.description)")
         }
-        let digest = SHA256.digest(bytes)
         let now = unixMillis()
         let ack: [UInt8]
         do {
-            ack = try CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: Hex.encode(digest),
-                                               status: .stored, storedMs: now).signed(by: ownerKey)
+            let a = CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: digestHex, status: .stored, storedMs: now)
+            ack = try ownerSigner.map { try a.signed(by: $0) } ?? a.signed(by: ownerKey)
         } catch {
             return Self.refuse(500, "cannot sign the acknowledgement: \(error)")
         }
@@ -70,7 +82,8 @@ public final class CollectorService: @unchecked Sendable {
                                           acknowledgement: ack, receivedAt: now)
         let outcome: BundleInsertOutcome
         do {
-            outcome = try store.insertBundle(submission)
+            inserting = true
+            outcome = try store.insertAnnounced(submission)
         } catch {
             // Not stored, so not acknowledged: the relay keeps it spooled and retries.
             return Self.refuse(503, "bundle not stored: \(error)")
@@ -165,7 +178,8 @@ public final class CollectorService: @unchecked Sendable {
 
     /// The Content-Type without parameters, lowercased; nil when absent.
     static func mediaType(_ request: HTTPRequest) -> String? {
-        guard let v = request.header("content-type") else { return nil }
+        guard let v = request.headers["content-type"] else { return nil }
+        if v == "application/json" { return v }  // what relays send: nothing to split or fold
         let base = v.split(separator: ";", maxSplits: 1).first.map(String.init) ?? v
         return base.trimmingCharacters(in: .whitespaces).lowercased()
     }

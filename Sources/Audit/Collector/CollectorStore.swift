@@ -102,6 +102,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 public protocol CollectorStore: AnyObject, Sendable {
     /// Inserts the bundle and its records in one transaction, or finds why not.
     func insertBundle(_ bundle: BundleSubmission) throws -> BundleInsertOutcome
+    /// A bundle is being verified and will be inserted (or withdrawn): a group commit starting
+    /// now waits a little for it (GroupCommit). Ended by one `insertAnnounced` or `withdrawBundle`.
+    func announceBundle()
+    func withdrawBundle()
+    func insertAnnounced(_ bundle: BundleSubmission) throws -> BundleInsertOutcome
     /// Inserts the reports in one transaction; one outcome per report, in order.
     func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome]
     func bundle(sessionID: String) throws -> StoredBundle?
@@ -111,6 +116,13 @@ public protocol CollectorStore: AnyObject, Sendable {
     /// Whether the store can take a write now (GET /health).
     func health() -> StoreHealth
     func close()
+}
+
+/// Stores without a group commit have nothing to wait for.
+extension CollectorStore {
+    public func announceBundle() {}
+    public func withdrawBundle() {}
+    public func insertAnnounced(_ bundle: BundleSubmission) throws -> BundleInsertOutcome { try insertBundle(bundle) }
 }
 
 public enum StoreHealth: Equatable, Sendable {

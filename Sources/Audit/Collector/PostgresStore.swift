@@ -136,6 +136,13 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         try committer.insertBundle(bundle)
     }
 
+    public func announceBundle() { committer.announce() }
+    public func withdrawBundle() { committer.withdraw() }
+
+    public func insertAnnounced(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        try committer.insertBundle(bundle, announced: true)
+    }
+
     public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
         try committer.insertCMCD(reports)
     }
@@ -143,6 +150,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
         lock.locked {
             do { try ensureConnected() } catch { return jobs.map { _ in .failure(error) } }
+            if let r = runPipelined(jobs) { return r }
             var results = runBatchTransaction(jobs, begin: "BEGIN", exec: exec, run: run)
             // The connection broke under the batch: nothing was acknowledged, so reconnect
             // and run it once more (ON CONFLICT makes a commit that did land a duplicate).
@@ -156,6 +164,74 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
                 }
             }
             return results
+        }
+    }
+
+    /// A batch of bundles in one round trip (libpq pipeline mode): BEGIN, one insert per bundle,
+    /// COMMIT, sent together and answered together. Statement by statement, each round trip
+    /// waits for the server process to be scheduled, and on a busy machine that, not the
+    /// WAL flush, bounded the store (docs/collector.md §Measured). No savepoints: nil (and the
+    /// transaction rolled back) when any statement failed or the pipeline did not complete,
+    /// and the caller runs the batch the statement-by-statement way, which isolates each job.
+    private func runPipelined(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>]? {
+        var bundles: [BundleSubmission] = []
+        for j in jobs {
+            guard case .bundle(let b) = j else { return nil }
+            bundles.append(b)
+        }
+        guard let c = conn, PQstatus(c) == CONNECTION_OK, PQenterPipelineMode(c) == 1 else { return nil }
+        var sent = send(c, "BEGIN", [])
+        for b in bundles where sent { sent = send(c, Self.insertBundleSQL, Self.insertParams(b)) }
+        sent = sent && send(c, "COMMIT", [])
+        // Synced even when a send failed, so whatever was sent is answered and drained below.
+        let synced = PQpipelineSync(c) == 1
+        // Every command's result (each followed by a NULL), then the sync's.
+        var answers: [(ExecStatusType, [String])] = []
+        var nulls = 0
+        while synced {
+            guard let r = PQgetResult(c) else {
+                nulls += 1
+                if nulls > 1 || PQstatus(c) != CONNECTION_OK { break }
+                continue
+            }
+            nulls = 0
+            let st = PQresultStatus(r)
+            if st == PGRES_PIPELINE_SYNC {
+                PQclear(r)
+                break
+            }
+            var row: [String] = []
+            if st == PGRES_TUPLES_OK, PQntuples(r) == 1 {
+                row = (0..<PQnfields(r)).map { String(cString: PQgetvalue(r, 0, $0)) }
+            } else if st == PGRES_COMMAND_OK {
+                // The command tag: a COMMIT that rolled back says ROLLBACK, not COMMIT.
+                row = [String(cString: PQcmdStatus(r))]
+            }
+            answers.append((st, row))
+            PQclear(r)
+        }
+        if PQexitPipelineMode(c) != 1 {
+            // Answers left unread (the connection failed mid-pipeline): start the connection
+            // afresh rather than leave it in pipeline mode.
+            PQreset(c)
+            if PQstatus(c) == CONNECTION_OK { try? configureSession() }
+            return nil
+        }
+        let committed = sent && answers.count == bundles.count + 2 && answers.first?.0 == PGRES_COMMAND_OK
+            && answers.last?.0 == PGRES_COMMAND_OK && answers.last?.1 == ["COMMIT"]
+            && answers.dropFirst().dropLast().allSatisfy { $0.0 == PGRES_TUPLES_OK }
+        guard committed else {
+            if PQstatus(c) == CONNECTION_OK { try? exec("ROLLBACK") }
+            return nil
+        }
+        return zip(bundles, answers.dropFirst()).map { b, a -> Result<StoreJobOutcome, Error> in
+            Result { .bundle(try outcome(of: b, inserted: a.1)) }
+        }
+    }
+
+    private func send(_ c: OpaquePointer, _ sql: String, _ params: [Param]) -> Bool {
+        withBuffers(params) { values, lengths, formats in
+            PQsendQueryParams(c, sql, Int32(params.count), nil, values, lengths, formats, 0) == 1
         }
     }
 
@@ -173,16 +249,39 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         }
     }
 
-    private func insert(_ b: BundleSubmission) throws -> BundleInsertOutcome {
-        let n = try command("""
+    /// The bundle row and its records in one statement, one round trip instead of one per row;
+    /// it answers whether the bundle row was new (0: a bundle is already stored for the session,
+    /// and no record was written).
+    static let insertBundleSQL = """
+        WITH b AS (
             INSERT INTO bundles(session_id, last_seq, digest, bytes, acknowledgement, received_at)
-            VALUES($1,$2,$3,$4,$5,$6) ON CONFLICT (session_id) DO NOTHING
-            """, [b.sessionID, String(b.lastSequence), Self.bytea(b.digest), Self.bytea(b.bytes),
-                  Self.bytea(b.acknowledgement), String(b.receivedAt)])
-        if n == 1 {
-            for r in b.records {
-                _ = try command("INSERT INTO records(session_id, seq, type, fields) VALUES($1,$2,$3,$4)",
-                                [b.sessionID, String(r.sequence), r.type, r.fields])
+            VALUES($1,$2,$3,$4,$5,$6) ON CONFLICT (session_id) DO NOTHING RETURNING session_id),
+        r AS (
+            INSERT INTO records(session_id, seq, type, fields)
+            SELECT b.session_id, x.seq, x.type, x.fields FROM b, unnest($7::bigint[], $8::text[], $9::text[]) AS x(seq, type, fields)
+            RETURNING 1)
+        SELECT (SELECT count(*) FROM b), (SELECT count(*) FROM r)
+        """
+
+    static func insertParams(_ b: BundleSubmission) -> [Param] {
+        [.text(b.sessionID), .text(String(b.lastSequence)), .binary(b.digest), .binary(b.bytes), .binary(b.acknowledgement),
+         .text(String(b.receivedAt)), .text(arrayLiteral(b.records.map { String($0.sequence) })),
+         .text(arrayLiteral(b.records.map { $0.type })), .text(arrayLiteral(b.records.map { $0.fields }))]
+    }
+
+    private func insert(_ b: BundleSubmission) throws -> BundleInsertOutcome {
+        let rows = try query(Self.insertBundleSQL, values: Self.insertParams(b))
+        return try outcome(of: b, inserted: rows.count == 1 ? rows[0] : [])
+    }
+
+    /// What the insert's one row (bundle rows inserted, record rows inserted) means for `b`.
+    private func outcome(of b: BundleSubmission, inserted row: [String]) throws -> BundleInsertOutcome {
+        guard row.count == 2, let inserted = Int(row[0]), let written = Int(row[1]) else {
+            throw StoreError.corrupt(what: "answer to the bundle insert")
+        }
+        if inserted == 1 {
+            guard written == b.records.count else {
+                throw StoreError.corrupt(what: "records insert (\(written) rows for \(b.records.count) records)")
             }
             return .stored(acknowledgement: b.acknowledgement)
         }
@@ -191,6 +290,22 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         }
         return existing.digest == b.digest ? .duplicate(acknowledgement: existing.acknowledgement)
             : .conflict(existingDigest: existing.digest)
+    }
+
+    /// A PostgreSQL array literal of these texts: every element quoted, `"` and `\` escaped
+    /// (the record payloads are JSON, full of quotes).
+    static func arrayLiteral(_ elements: [String]) -> String {
+        var out = "{"
+        for (i, e) in elements.enumerated() {
+            if i > 0 { out += "," }
+            out += "\""
+            for c in e.unicodeScalars {
+                if c == "\"" || c == "\\" { out += "\\" }
+                out.unicodeScalars.append(c)
+            }
+            out += "\""
+        }
+        return out + "}"
     }
 
     public func bundle(sessionID: String) throws -> StoredBundle? {
@@ -262,15 +377,52 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         }
     }
 
+    /// A statement parameter: text, or bytes sent as they are (bytea's binary form: no hex
+    /// spelling of a bundle on the way in).
+    enum Param {
+        case text(String)
+        case binary([UInt8])
+    }
+
     private func withParams<T>(_ sql: String, _ params: [String], _ body: (OpaquePointer?) throws -> T) throws -> T {
-        let cStrings = params.map { strdup($0) }
-        defer { cStrings.forEach { free($0) } }
-        let pointers = cStrings.map { UnsafePointer<CChar>($0) }
-        let r = pointers.withUnsafeBufferPointer { p in
-            PQexecParams(conn, sql, Int32(params.count), nil, p.baseAddress, nil, nil, 0)
+        try withValues(sql, params.map { Param.text($0) }, body)
+    }
+
+    private func withValues<T>(_ sql: String, _ params: [Param], _ body: (OpaquePointer?) throws -> T) throws -> T {
+        let r = withBuffers(params) { values, lengths, formats in
+            PQexecParams(conn, sql, Int32(params.count), nil, values, lengths, formats, 0)
         }
         defer { PQclear(r) }
         return try body(r)
+    }
+
+    /// libpq's parameter arrays for `params`, valid inside `body` only: each value's bytes
+    /// (NUL-terminated for text), their lengths, their formats (1: binary).
+    private func withBuffers<R>(_ params: [Param],
+                                _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R) -> R {
+        let buffers: [[UInt8]] = params.map {
+            switch $0 {
+            case .text(let t): return Array(t.utf8) + [0]
+            case .binary(let b): return b
+            }
+        }
+        let lengths = buffers.map { Int32($0.count) }
+        let formats: [Int32] = params.map { if case .binary = $0 { return 1 } else { return 0 } }
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(buffers.count)
+        func nest(_ k: Int) -> R {
+            guard k < buffers.count else {
+                return pointers.withUnsafeBufferPointer { p in
+                    lengths.withUnsafeBufferPointer { l in formats.withUnsafeBufferPointer { f in body(p.baseAddress, l.baseAddress, f.baseAddress) } }
+                }
+            }
+            return buffers[k].withUnsafeBufferPointer { b in
+                // An empty bytea still needs a non-null pointer, or libpq sends NULL.
+                pointers.append(UnsafeRawPointer(b.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self))
+                return nest(k + 1)
+            }
+        }
+        return nest(0)
     }
 
     /// Runs an INSERT/UPDATE; returns the number of rows it changed.
@@ -284,7 +436,11 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     private func query(_ sql: String, _ params: [String]) throws -> [[String]] {
-        try withParams(sql, params) { r in
+        try query(sql, values: params.map { Param.text($0) })
+    }
+
+    private func query(_ sql: String, values params: [Param]) throws -> [[String]] {
+        try withValues(sql, params) { r in
             guard PQresultStatus(r) == PGRES_TUPLES_OK else {
                 throw StoreError.statement(sql: sql, reason: errorText(r))
             }

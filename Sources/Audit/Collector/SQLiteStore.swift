@@ -12,6 +12,9 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     private var db: OpaquePointer?
     private let lock = StoreMutex()
     private var committer: GroupCommit<StoreJob, StoreJobOutcome>!
+    /// Prepared once, reset after each use: compiling the same few statements for every bundle
+    /// cost more than running them. Touched only under `lock`.
+    private var statements: [String: OpaquePointer] = [:]
 
     static let schema = [
         """
@@ -52,9 +55,14 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
                 throw StoreError.open(location: "sqlite:\(path)", reason: "journal_mode WAL refused (got \(mode ?? "nothing"))")
             }
             try exec("PRAGMA synchronous=FULL")
+            // 16 MiB of pages (the default is 2 MiB): the session-id indexes are written at
+            // random places, and re-reading their pages from the file cost a read call per bundle.
+            try exec("PRAGMA cache_size=-16384")
             try exec("PRAGMA foreign_keys=ON")
             for s in Self.schema { try exec(s) }
         } catch {
+            statements.values.forEach { sqlite3_finalize($0) }
+            statements = [:]
             sqlite3_close(h)
             db = nil
             throw error
@@ -66,6 +74,8 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
 
     public func close() {
         lock.locked {
+            statements.values.forEach { sqlite3_finalize($0) }
+            statements = [:]
             if let d = db { sqlite3_close(d) }
             db = nil
         }
@@ -75,12 +85,19 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
         try committer.insertBundle(bundle)
     }
 
+    public func announceBundle() { committer.announce() }
+    public func withdrawBundle() { committer.withdraw() }
+
+    public func insertAnnounced(_ bundle: BundleSubmission) throws -> BundleInsertOutcome {
+        try committer.insertBundle(bundle, announced: true)
+    }
+
     public func insertCMCD(_ reports: [CMCDReport]) throws -> [CMCDInsertOutcome] {
         try committer.insertCMCD(reports)
     }
 
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
-        lock.locked { runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: exec, run: run) }
+        lock.locked { runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: { try step($0, []) }, run: run) }
     }
 
     private func run(_ job: StoreJob) throws -> StoreJobOutcome {
@@ -187,10 +204,18 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
         try query(sql, []) { Self.text($0, 0) }.first
     }
 
+    /// The cached statement for `sql` with `values` bound; `finish` resets it after use.
     private func prepare(_ sql: String, _ values: [Value]) throws -> OpaquePointer {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let s = stmt else {
-            throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+        let s: OpaquePointer
+        if let cached = statements[sql] {
+            s = cached
+        } else {
+            var stmt: OpaquePointer?
+            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil) == SQLITE_OK, let p = stmt else {
+                throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+            }
+            statements[sql] = p
+            s = p
         }
         for (i, v) in values.enumerated() {
             let idx = Int32(i + 1)
@@ -207,9 +232,15 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
         return s
     }
 
+    /// Ready for the next use, holding no copy of the values bound (bundle bytes).
+    private func finish(_ s: OpaquePointer) {
+        sqlite3_reset(s)
+        sqlite3_clear_bindings(s)
+    }
+
     private func step(_ sql: String, _ values: [Value]) throws {
         let s = try prepare(sql, values)
-        defer { sqlite3_finalize(s) }
+        defer { finish(s) }
         let rc = sqlite3_step(s)
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
             throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
@@ -218,7 +249,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
 
     private func query<T>(_ sql: String, _ values: [Value], _ row: (OpaquePointer) throws -> T) throws -> [T] {
         let s = try prepare(sql, values)
-        defer { sqlite3_finalize(s) }
+        defer { finish(s) }
         var out: [T] = []
         while true {
             let rc = sqlite3_step(s)

@@ -1,0 +1,120 @@
+// The collector's fast paths against the general code they stand in for: the one-pass bundle
+// reader against the strict I-JSON reader, the strict base64 decoder against Foundation's
+// decode-and-re-encode rule, the acknowledgement writer against JSONEncoder/JSONSerialization,
+// and the loaded OpenSSL keys against the per-call ones (docs/collector.md §Measured).
+
+import Foundation
+import XCTest
+@testable import Audit
+import WaiCrypto
+
+final class CollectorFastPathTests: XCTestCase {
+    private func same(_ a: AuditBundle, _ b: AuditBundle) -> Bool {
+        a.version == b.version && a.sessionId == b.sessionId && a.owner == b.owner && a.binding == b.binding && a.records == b.records
+    }
+
+    private func fullReader(_ bytes: [UInt8]) -> Result<AuditBundle, AuditBundleError> {
+        Result { () throws(AuditBundleError) -> AuditBundle in try AuditBundle.parseStrict(bytes) }
+    }
+
+    func testReaderAgreesWithTheStrictReaderOnEveryByteFlip() throws {
+        let bytes = try Fixture.chain().bundle.encoded()
+        let plain = try XCTUnwrap(BundleReader.read(bytes), "the writer's own spelling takes the fast path")
+        XCTAssertTrue(same(plain, try fullReader(bytes).get()))
+        var fast = 0
+        for i in bytes.indices {
+            for bit in [0x01, 0x20] as [UInt8] {
+                var t = bytes
+                t[i] ^= bit
+                guard let r = BundleReader.read(t) else { continue }
+                fast += 1
+                // Whatever the one-pass reader accepts, the strict reader accepts with the same values.
+                guard case .success(let full) = fullReader(t) else {
+                    return XCTFail("byte \(i) ^ \(bit): BundleReader accepted what the strict reader refuses")
+                }
+                XCTAssertTrue(same(r, full), "byte \(i) ^ \(bit): readers disagree")
+            }
+        }
+        // Flips inside hex and base64 that stay well-formed (and get refused by the signature).
+        XCTAssertGreaterThan(fast, 0)
+    }
+
+    func testReaderLeavesUnusualSpellingsToTheStrictReader() throws {
+        let bytes = try Fixture.chain().bundle.encoded()
+        let text = String(decoding: bytes, as: UTF8.self)
+        let variants: [(String, Bool)] = [
+            // Same meaning, still plain: taken by the fast path.
+            (" \n" + text.replacingOccurrences(of: ",\"", with: " ,\t\"") + "\r\n", true),
+            // An escape, an unknown envelope member, a null, a duplicate, a trailing comma: the strict reader's.
+            (text.replacingOccurrences(of: "\"payloadType\"", with: "\"payload\\u0054ype\""), false),
+            (text.replacingOccurrences(of: "\"payloadType\"", with: "\"extra\":1,\"payloadType\""), false),
+            (text.replacingOccurrences(of: "\"version\":1", with: "\"version\":null"), false),
+            (text.replacingOccurrences(of: "\"version\":1", with: "\"version\":1,\"version\":1"), false),
+            (text.replacingOccurrences(of: "\"version\":1", with: "\"version\":1.0"), false),
+            (text.replacingOccurrences(of: "}]}", with: "},]}"), false),
+            (text + "x", false),
+        ]
+        for (v, plain) in variants {
+            let b = Array(v.utf8)
+            let fast = BundleReader.read(b)
+            XCTAssertEqual(fast != nil, plain, v.prefix(80).description)
+            switch (fast, fullReader(b)) {
+            case (let f?, .success(let full)): XCTAssertTrue(same(f, full))
+            case (nil, .success(let full)):
+                // parse still gives the strict reader's bundle (the escape and unknown-member cases).
+                XCTAssertTrue(same(try AuditBundle.parse(b), full))
+            case (nil, .failure(let e)):
+                XCTAssertThrowsError(try AuditBundle.parse(b)) { XCTAssertEqual($0 as? AuditBundleError, e) }
+            case (_?, .failure(let e)): XCTFail("fast path accepted what the strict reader refuses: \(e)")
+            }
+        }
+    }
+
+    func testStrictBase64MatchesFoundationsRoundTripRule() {
+        func reference(_ t: String) -> [UInt8]? {
+            guard let d = Data(base64Encoded: t), d.base64EncodedString() == t else { return nil }
+            return [UInt8](d)
+        }
+        var g = SystemRandomNumberGenerator()
+        var texts: [String] = ["", "=", "==", "A", "AA", "AAA", "AA==", "AB==", "AAA=", "AAB=", "A===", "====", "AA=A", "AAAA====",
+                               "QQ==QQ==", " QQ==", "QQ==\n", "-_-_", "QUJD", "QUJDRA==", "QUJDRA", "QUJDRA=", "+/+/"]
+        for n in 0..<20 {
+            let t = Data((0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }).base64EncodedString()
+            texts.append(t)
+            // Every single-character change of a valid text, to characters in and out of the alphabet.
+            for i in t.indices.prefix(12) {
+                for c in ["A", "B", "/", "+", "=", "-", " ", "\n", "\u{e9}"] {
+                    var u = t
+                    u.replaceSubrange(i...i, with: c)
+                    texts.append(u)
+                }
+            }
+        }
+        for t in texts { XCTAssertEqual(StrictBase64.decode(t), reference(t), "\(t.debugDescription)") }
+    }
+
+    func testAcknowledgementWriterMatchesTheGeneralEncoding() throws {
+        let signer = try Ed25519Signer(Fixture.owner)
+        for (sid, hash, status, ms) in [(String(repeating: "ab", count: 16), SHA256.hex([1]), CollectorAcknowledgement.Status.stored, Int64(1_764_000_000_123)),
+                                        (String(repeating: "0", count: 32), SHA256.hex([]), .duplicate, 0),
+                                        ("not hex \"quoted\"", "x", .stored, 7)] {
+            let a = CollectorAcknowledgement(sessionId: sid, bundleSha256: hash, status: status, storedMs: ms)
+            XCTAssertEqual(try a.signed(by: signer), try a.signed(by: Fixture.owner), sid)
+        }
+    }
+
+    func testLoadedKeysAgreeWithPerCallKeys() throws {
+        let signer = try Ed25519Signer(Fixture.installation)
+        let verifier = try Ed25519Verifier(Fixture.installation.publicKey)
+        let message = Array("DSSEv1 4 type 3 abc".utf8)
+        let sig = try signer.sign(message)
+        XCTAssertEqual(sig, try Fixture.installation.sign(message))
+        XCTAssertTrue(verifier.verify(signature: sig, message: message))
+        var bad = sig
+        bad[5] ^= 1
+        XCTAssertFalse(verifier.verify(signature: bad, message: message))
+        XCTAssertFalse(verifier.verify(signature: sig, message: message + [0]))
+        XCTAssertFalse(verifier.verify(signature: Array(sig.prefix(63)), message: message))
+        XCTAssertFalse(try Ed25519Verifier(Fixture.stranger.publicKey).verify(signature: sig, message: message))
+    }
+}
