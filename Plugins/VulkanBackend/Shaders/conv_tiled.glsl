@@ -54,15 +54,26 @@ int inputAt(int planeRow, bool rowIn, int c, int w) {
 #else
 #define TAPCOLUMN(b) (b)
 #endif
+// One row tap of the unrolled kernel: its window of the input row (at most MAXWIN values),
+// then its NV column taps. A function, not a macro, to keep the module small; the driver
+// inlines it and folds every test on a constant.
 #define LOADW(e) if ((e) < win) xw[e] = inputAt(planeRow, rowIn, colBase + (e), w);
-#define TAP(a, b) if ((b) < NV) { ivec4 pk = weights(((gl * NU + (a)) * NV + (b)) * cin + ci); \
+#define TAP(b) if ((b) < NV) { ivec4 pk = weights(((gl * NU + a) * NV + (b)) * cin + ci); \
     ivec4 xv = ivec4(xw[TAPCOLUMN(b)], xw[TAPCOLUMN(b) + CS], xw[TAPCOLUMN(b) + 2 * CS], xw[TAPCOLUMN(b) + 3 * CS]); \
     ACCUMULATE(pk, xv) }
-#define ROW(a) if ((a) < NU) { int r = rowBase + rowStep * (a); bool rowIn = r >= 0 && r < h; \
-    int planeRow = (ci * h + r) * w; int xw[MAXWIN]; \
-    LOADW(0) LOADW(1) LOADW(2) LOADW(3) LOADW(4) LOADW(5) LOADW(6) LOADW(7) LOADW(8) \
-    LOADW(9) LOADW(10) LOADW(11) LOADW(12) LOADW(13) LOADW(14) LOADW(15) LOADW(16) \
-    TAP(a, 0) TAP(a, 1) TAP(a, 2) TAP(a, 3) TAP(a, 4) }
+void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, int h, int w,
+         inout ivec4 A0, inout ivec4 A1, inout ivec4 A2, inout ivec4 A3,
+         inout ivec4 A4, inout ivec4 A5, inout ivec4 A6, inout ivec4 A7) {
+    int win = 3 * CS + NV;
+    int r = rowBase + rowStep * a;
+    bool rowIn = r >= 0 && r < h;
+    int planeRow = (ci * h + r) * w;
+    int xw[MAXWIN];
+    LOADW(0) LOADW(1) LOADW(2) LOADW(3) LOADW(4) LOADW(5) LOADW(6) LOADW(7) LOADW(8)
+    LOADW(9) LOADW(10) LOADW(11) LOADW(12) LOADW(13) LOADW(14) LOADW(15) LOADW(16)
+    TAP(0) TAP(1) TAP(2) TAP(3) TAP(4)
+}
+#define ROW(a) if ((a) < NU) row(a, ci, cin, gl, rowBase, rowStep, colBase, h, w, A0, A1, A2, A3, A4, A5, A6, A7);
 
 void main() {
     int cin = p[1], h = p[2], w = p[3], ho = p[4], wo = p[5], nu = p[6], nv = p[7], s = p[8], pad = p[9];
@@ -95,8 +106,6 @@ void main() {
 #endif
     ivec4 A0 = ivec4(prm[g * 8]), A1 = ivec4(prm[g * 8 + 1]), A2 = ivec4(prm[g * 8 + 2]), A3 = ivec4(prm[g * 8 + 3]);
     ivec4 A4 = ivec4(prm[g * 8 + 4]), A5 = ivec4(prm[g * 8 + 5]), A6 = ivec4(prm[g * 8 + 6]), A7 = ivec4(prm[g * 8 + 7]);
-    int win = 3 * CS + NV;
-
     for (int ci = 0; ci < cin; ci++) {
         if ((MODE & 2) == 0) {
             // Unrolled: NU, NV, CS are constants here (every `if` below folds away); each
