@@ -157,8 +157,8 @@ int vkrt_unit_info(const vkrt_context *ctx, uint32_t unit, vkrt_unit *out, char 
 }
 
 /* Creates the logical device once: a compute queue, 16-bit storage where used, and the
- * one descriptor-set layout every kernel shares (four storage buffers, 64 bytes of push
- * constants). Caller holds d->lock. */
+ * one descriptor-set layout every kernel shares (four storage buffers, one uniform buffer —
+ * the convolutions' weight window — and 64 bytes of push constants). Caller holds d->lock. */
 int vkrt_device_ready(vkrt_device *d, char *err, size_t cap) {
     if (d->lost) return vkrt_fail(err, cap, VKRT_NO_DEVICE, "%s: the device was lost earlier", d->info.device);
     if (d->created) return VKRT_OK;
