@@ -6,10 +6,11 @@ import BackendDescriptor
 struct ConvWindows {
     /// conv_tiled.glsl's `WUniform` block: 4096 ivec4.
     static let uniformBlock = 65536
-    /// §2: a work group is 8 rows × 32 columns of one phase, 8 channels.
-    static let tileRows = 8, tileCols = 32
-    /// §3: the unrolled kernel takes up to 5 taps per axis and window rows of 17 values.
-    static let maxTaps = 5, maxWindow = 17
+    /// §2: a work group is 8 rows × 64 columns of one phase, 8 channels.
+    static let tileRows = 8, tileCols = 64
+    /// §2: the unrolled kernel takes up to 5 taps per axis and window rows of 21 values
+    /// (an invocation's 8 columns at the column step, and the taps beside them).
+    static let maxTaps = 5, maxWindow = 21
 
     struct Window {
         let phase: Int                 // pr · stride + pc (0 for conv2d)
@@ -42,7 +43,7 @@ struct ConvWindows {
             // the storage view of the same words (MODE bit 0 clear).
             let perWindow = groupBytes == 0 ? groups : max(1, min(groups, uniformRange / groupBytes))
             let uniform = groupBytes <= uniformRange
-            let unrolled = nu <= Self.maxTaps && nv <= Self.maxTaps && 3 * columnStep + nv <= Self.maxWindow
+            let unrolled = nu <= Self.maxTaps && nv <= Self.maxTaps && 7 * columnStep + nv <= Self.maxWindow
             var g0 = 0
             while g0 < groups {
                 let count = min(perWindow, groups - g0)

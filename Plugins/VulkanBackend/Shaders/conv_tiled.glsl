@@ -1,8 +1,9 @@
 // The tiled convolution of docs/gpu-kernels.md, shared by conv2d.comp (TRANSPOSED 0) and
 // conv_transpose2d.comp (TRANSPOSED 1). One dispatch computes one phase of a transposed
 // convolution (all of a conv2d) for the output-channel groups of one weight window (§2):
-// a work group of 64 invocations is a tile of 8 rows × 32 columns × 8 channels, each
-// invocation one row, 4 adjacent columns, 8 channels (8 ivec4 accumulators).
+// a work group of 64 invocations is a tile of 8 rows × 64 columns × 8 channels, each
+// invocation one row, 8 adjacent columns, 8 channels (16 ivec4 accumulators: A columns 0–3,
+// B columns 4–7).
 // The tap counts of the phase (NU × NV), the input column step of an invocation's columns
 // (CS: the conv2d stride, 1 for a phase) and the mode are specialization constants, so the
 // tap loops unroll into straight-line code: no per-tap loop, mask or dynamic index (§3).
@@ -22,9 +23,9 @@ layout(constant_id = 0) const int NU = 1;
 layout(constant_id = 1) const int NV = 1;
 layout(constant_id = 2) const int CS = 1;
 layout(constant_id = 3) const int MODE = 1;
-// §3: unrolled up to 5 taps per axis and a window row of 17 values.
+// §3: unrolled up to 5 taps per axis and a window row of 21 values.
 #define MAXT 5
-#define MAXWIN 17
+#define MAXWIN 21
 
 layout(std430, set = 0, binding = 2) readonly buffer WBuffer { ivec4 ws[]; };
 layout(std430, set = 0, binding = 3) readonly buffer PBuffer { int prm[]; };
@@ -45,9 +46,16 @@ int inputAt(int planeRow, bool rowIn, int c, int w) {
     return inside ? v : 0;
 }
 
-#define ACCUMULATE(pk, xv) { ivec4 lo_ = (pk << 16) >> 16, hi_ = pk >> 16; \
+#define ACCUMULATE(pk, xv, yv) { ivec4 lo_ = (pk << 16) >> 16, hi_ = pk >> 16; \
     A0 += lo_.x * xv; A1 += hi_.x * xv; A2 += lo_.y * xv; A3 += hi_.y * xv; \
-    A4 += lo_.z * xv; A5 += hi_.z * xv; A6 += lo_.w * xv; A7 += hi_.w * xv; }
+    A4 += lo_.z * xv; A5 += hi_.z * xv; A6 += lo_.w * xv; A7 += hi_.w * xv; \
+    B0 += lo_.x * yv; B1 += hi_.x * yv; B2 += lo_.y * yv; B3 += hi_.y * yv; \
+    B4 += lo_.z * yv; B5 += hi_.z * yv; B6 += lo_.w * yv; B7 += hi_.w * yv; }
+#define ACCUMULATORS inout ivec4 A0, inout ivec4 A1, inout ivec4 A2, inout ivec4 A3, \
+    inout ivec4 A4, inout ivec4 A5, inout ivec4 A6, inout ivec4 A7, \
+    inout ivec4 B0, inout ivec4 B1, inout ivec4 B2, inout ivec4 B3, \
+    inout ivec4 B4, inout ivec4 B5, inout ivec4 B6, inout ivec4 B7
+#define ALL A0, A1, A2, A3, A4, A5, A6, A7, B0, B1, B2, B3, B4, B5, B6, B7
 
 #if TRANSPOSED
 #define TAPCOLUMN(b) (NV - 1 - (b))
@@ -60,20 +68,31 @@ int inputAt(int planeRow, bool rowIn, int c, int w) {
 #define LOADW(e) if ((e) < win) xw[e] = inputAt(planeRow, rowIn, colBase + (e), w);
 #define TAP(b) if ((b) < NV) { ivec4 pk = weights(((gl * NU + a) * NV + (b)) * cin + ci); \
     ivec4 xv = ivec4(xw[TAPCOLUMN(b)], xw[TAPCOLUMN(b) + CS], xw[TAPCOLUMN(b) + 2 * CS], xw[TAPCOLUMN(b) + 3 * CS]); \
-    ACCUMULATE(pk, xv) }
-void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, int h, int w,
-         inout ivec4 A0, inout ivec4 A1, inout ivec4 A2, inout ivec4 A3,
-         inout ivec4 A4, inout ivec4 A5, inout ivec4 A6, inout ivec4 A7) {
-    int win = 3 * CS + NV;
+    ivec4 yv = ivec4(xw[TAPCOLUMN(b) + 4 * CS], xw[TAPCOLUMN(b) + 5 * CS], xw[TAPCOLUMN(b) + 6 * CS], xw[TAPCOLUMN(b) + 7 * CS]); \
+    ACCUMULATE(pk, xv, yv) }
+void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, int h, int w, ACCUMULATORS) {
+    int win = 7 * CS + NV;
     int r = rowBase + rowStep * a;
     bool rowIn = r >= 0 && r < h;
     int planeRow = (ci * h + r) * w;
     int xw[MAXWIN];
     LOADW(0) LOADW(1) LOADW(2) LOADW(3) LOADW(4) LOADW(5) LOADW(6) LOADW(7) LOADW(8)
     LOADW(9) LOADW(10) LOADW(11) LOADW(12) LOADW(13) LOADW(14) LOADW(15) LOADW(16)
+    LOADW(17) LOADW(18) LOADW(19) LOADW(20)
     TAP(0) TAP(1) TAP(2) TAP(3) TAP(4)
 }
-#define ROW(a) if ((a) < NU) row(a, ci, cin, gl, rowBase, rowStep, colBase, h, w, A0, A1, A2, A3, A4, A5, A6, A7);
+#define ROW(a) if ((a) < NU) row(a, ci, cin, gl, rowBase, rowStep, colBase, h, w, ALL);
+
+// §4.3 on the accumulators when a requantize is fused (p[12] = 1); binding 3 holds the
+// multipliers and shifts only then.
+ivec4 requantized(ivec4 v, int o, int cpad) {
+    if (p[12] != 0) {
+        int m = prm[cpad + o], sh = prm[2 * cpad + o];
+        v = ivec4(clamp(rnd(v.x * m, sh), p[13], p[14]), clamp(rnd(v.y * m, sh), p[13], p[14]),
+                  clamp(rnd(v.z * m, sh), p[13], p[14]), clamp(rnd(v.w * m, sh), p[13], p[14]));
+    }
+    return v;
+}
 
 void main() {
     int cin = p[1], h = p[2], w = p[3], ho = p[4], wo = p[5], nu = p[6], nv = p[7], s = p[8], pad = p[9];
@@ -91,12 +110,12 @@ void main() {
 #else
     int pr = 0, pc = 0, rowsP = ho, colsP = wo;
 #endif
-    int tilesC = (colsP + 31) / 32, tiles = ((rowsP + 7) / 8) * tilesC;
+    int tilesC = (colsP + 63) / 64, tiles = ((rowsP + 7) / 8) * tilesC;
     if (tiles == 0) return;
     int gl = int(wg) / tiles, rest = int(wg) - gl * tiles;
     int tr = rest / tilesC, tc = rest - tr * tilesC;
     int g = g0 + gl;
-    int t = tr * 8 + lr, q0 = tc * 32 + lane * 4;      // tile-space row, first column
+    int t = tr * 8 + lr, q0 = tc * 64 + lane * 8;      // tile-space row, first column
 #if TRANSPOSED
     // Tap a reads row t + qr − a; tap b of column k reads column q0 + k + qc − b, i.e.
     // window column k + (nv − 1 − b) from the leftmost column any tap reads.
@@ -106,6 +125,7 @@ void main() {
 #endif
     ivec4 A0 = ivec4(prm[g * 8]), A1 = ivec4(prm[g * 8 + 1]), A2 = ivec4(prm[g * 8 + 2]), A3 = ivec4(prm[g * 8 + 3]);
     ivec4 A4 = ivec4(prm[g * 8 + 4]), A5 = ivec4(prm[g * 8 + 5]), A6 = ivec4(prm[g * 8 + 6]), A7 = ivec4(prm[g * 8 + 7]);
+    ivec4 B0 = A0, B1 = A1, B2 = A2, B3 = A3, B4 = A4, B5 = A5, B6 = A6, B7 = A7;
     for (int ci = 0; ci < cin; ci++) {
         if ((MODE & 2) == 0) {
             // Unrolled: NU, NV, CS are constants here (every `if` below folds away); each
@@ -125,7 +145,10 @@ void main() {
 #endif
                     ivec4 xv = ivec4(inputAt(planeRow, rowIn, c0, w), inputAt(planeRow, rowIn, c0 + colStep, w),
                                     inputAt(planeRow, rowIn, c0 + 2 * colStep, w), inputAt(planeRow, rowIn, c0 + 3 * colStep, w));
-                    ACCUMULATE(pk, xv)
+                    int c4 = c0 + 4 * colStep;
+                    ivec4 yv = ivec4(inputAt(planeRow, rowIn, c4, w), inputAt(planeRow, rowIn, c4 + colStep, w),
+                                    inputAt(planeRow, rowIn, c4 + 2 * colStep, w), inputAt(planeRow, rowIn, c4 + 3 * colStep, w));
+                    ACCUMULATE(pk, xv, yv)
                 }
             }
         }
@@ -138,16 +161,14 @@ void main() {
     int i = t, js = 1;
 #endif
     int cpad = ((cout + 7) / 8) * 8, plane = ho * wo, j0 = pc + js * q0;
+#define STORE4(v, q, at) { \
+        if ((q) < colsP) storeY(at, v.x); \
+        if ((q) + 1 < colsP) storeY(at + uint(js), v.y); \
+        if ((q) + 2 < colsP) storeY(at + uint(2 * js), v.z); \
+        if ((q) + 3 < colsP) storeY(at + uint(3 * js), v.w); }
 #define STORE(c) { int o = g * 8 + c; if (o < cout) { \
-        ivec4 v = A##c; \
-        if (p[12] != 0) v = ivec4(clamp(rnd(v.x * prm[cpad + o], prm[2 * cpad + o]), p[13], p[14]), \
-                                  clamp(rnd(v.y * prm[cpad + o], prm[2 * cpad + o]), p[13], p[14]), \
-                                  clamp(rnd(v.z * prm[cpad + o], prm[2 * cpad + o]), p[13], p[14]), \
-                                  clamp(rnd(v.w * prm[cpad + o], prm[2 * cpad + o]), p[13], p[14])); \
+        ivec4 va = requantized(A##c, o, cpad), vb = requantized(B##c, o, cpad); \
         uint at = uint(o * plane + i * wo + j0); \
-        if (q0 < colsP) storeY(at, v.x); \
-        if (q0 + 1 < colsP) storeY(at + uint(js), v.y); \
-        if (q0 + 2 < colsP) storeY(at + uint(2 * js), v.z); \
-        if (q0 + 3 < colsP) storeY(at + uint(3 * js), v.w); } }
+        STORE4(va, q0, at) STORE4(vb, q0 + 4, at + uint(4 * js)) } }
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 }
