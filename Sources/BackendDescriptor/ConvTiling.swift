@@ -1,21 +1,20 @@
-/// The host side of the tiled convolution both GPU backends run (docs/gpu-kernels.md): the
-/// tile geometry, the weight packing and the convolution → requantize fusion. The kernels
-/// (Plugins/VulkanBackend/Shaders/conv_tiled.glsl, Plugins/OpenCLBackend's CONV_TILED) read
-/// what this computes, so the two backends cannot drift apart.
+/// The host side of the OpenCL backend's shared-memory tiled convolution (docs/gpu-kernels.md
+/// §5): the tile geometry and the weight packing its CONV_TILED reads; and the convolution →
+/// requantize fusion both GPU backends plan with (§4, §6).
 package struct ConvTiling {
-    /// §2: a work group of 64 invocations, each 4 adjacent columns × 8 channels.
+    /// §5: a work group of 64 items, each 4 adjacent columns × 8 channels.
     package static let workGroup = 64, channels = 8
-    /// §2: the tile shapes a work group may take, as column blocks (rows = 64 / blocks).
+    /// §5: the tile shapes a work group may take, as column blocks (rows = 64 / blocks).
     package static let columnBlocks = [16, 8, 4]
-    /// §3: ints of shared (local) memory a work group stages its input window in: 16 KiB,
-    /// the least any Vulkan device offers (maxComputeSharedMemorySize) and within OpenCL's.
+    /// §5: ints of local memory a work group stages its input window in: 16 KiB, within
+    /// OpenCL's minimum.
     package static let capacity = 4096
 
     package let groups: Int, phases: Int, tilesR: Int, tilesC: Int
     /// Column blocks of the tile (4 · blocks columns, 64 / blocks rows).
     package let blocks: Int
     /// Input channels staged per step; `direct`: the window does not fit, the kernel reads
-    /// the input buffer instead (conv2d with stride and kernel large, §3).
+    /// the input buffer instead (conv2d with stride and kernel large, §5).
     package let chunk: Int, direct: Bool
 
     package var workGroups: Int { groups * phases * tilesR * tilesC }
@@ -37,14 +36,14 @@ package struct ConvTiling {
                 wh = (rows - 1) * s + c.kernelH
                 ww = (cols - 1) * s + c.kernelW
             }
-            // §3: window rows are stored as whole groups of 4 values plus one spare group.
+            // §5: window rows are stored as whole groups of 4 values plus one spare group.
             return wh * ((ww + 3) / 4 + 1) * 4
         }
         func tiles(_ blocks: Int) -> Int {
             let rows = Self.workGroup / blocks, cols = 4 * blocks
             return ((height + rows - 1) / rows) * ((width + cols - 1) / cols)
         }
-        // §2: the fewest work groups (the least computed past the output's edge); among equals
+        // §5: the fewest work groups (the least computed past the output's edge); among equals
         // the widest tile. Shapes whose window does not fit are not candidates.
         let fitting = Self.columnBlocks.filter { window($0) <= Self.capacity }
         let best = fitting.min { tiles($0) < tiles($1) || (tiles($0) == tiles($1) && $0 > $1) }

@@ -117,6 +117,12 @@ enum BackendCases {
              Shape5(transposed: true, cin: 3, cout: 17, h: 3, w: 5, k: 1, stride: 2, pad: 0, outputPad: 1)),
             ("transposed 4×4 s3 p1 op2",
              Shape5(transposed: true, cin: 6, cout: 1, h: 6, w: 23, k: 4, stride: 3, pad: 1, outputPad: 2)),
+            // docs/gpu-kernels.md §2: a group's weights past a 64 KiB uniform window, and
+            // groups split over two windows of one phase.
+            ("5×5 s1, 180 inputs: one group's weights exceed a 64 KiB window, 12 channels",
+             Shape5(transposed: false, cin: 180, cout: 12, h: 3, w: 37, k: 5, stride: 1, pad: 2, outputPad: 0)),
+            ("transposed 5×5 s2, 128 inputs, 32 channels: a phase's groups over two windows",
+             Shape5(transposed: true, cin: 128, cout: 32, h: 2, w: 5, k: 5, stride: 2, pad: 2, outputPad: 1)),
         ]
         var rng = SplitMix64(seed: 0x711E)
         return try shapes.map { label, c in

@@ -20,7 +20,7 @@ final class OpenCLPreparedGraph {
         tensors = spec.tensors
         inputs = spec.inputs
         outputs = spec.outputs
-        let plan = try OpenCLPlan(spec, narrow: backend.units[Int(unit)].narrow != 0)
+        let plan = try KernelPlan(spec, narrow: backend.units[Int(unit)].narrow != 0, lowering: OpenCLLowering())
         graph = try Self.create(plan, spec, backend: backend, unit: unit)
     }
 
@@ -28,7 +28,7 @@ final class OpenCLPreparedGraph {
 
     /// Hands the plan to the runtime. Everything passed is copied or uploaded before
     /// oclrt_graph_create returns, so the temporary C arrays are freed right after.
-    private static func create(_ plan: OpenCLPlan, _ spec: GraphSpec, backend: OpenCLBackendInstance, unit: UInt32) throws -> OpaquePointer {
+    private static func create(_ plan: KernelPlan, _ spec: GraphSpec, backend: OpenCLBackendInstance, unit: UInt32) throws -> OpaquePointer {
         var allocations: [UnsafeMutableRawPointer] = []
         defer { allocations.forEach { free($0) } }
         func copy<T>(_ values: [T]) throws -> UnsafeMutablePointer<T> {

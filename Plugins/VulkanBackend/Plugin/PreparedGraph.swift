@@ -19,7 +19,8 @@ final class VulkanPreparedGraph {
         tensors = spec.tensors
         inputs = spec.inputs
         outputs = spec.outputs
-        let plan = try VulkanPlan(spec, narrow: backend.units[Int(unit)].narrow != 0)
+        let info = backend.units[Int(unit)]
+        let plan = try KernelPlan(spec, narrow: info.narrow != 0, lowering: VulkanLowering(uniformRange: info.uniform_range))
         graph = try Self.create(plan, spec, backend: backend, unit: unit)
     }
 
@@ -27,7 +28,7 @@ final class VulkanPreparedGraph {
 
     /// Hands the plan to the runtime. Everything passed is copied or uploaded before
     /// vkrt_graph_create returns, so the temporary C arrays are freed right after.
-    private static func create(_ plan: VulkanPlan, _ spec: GraphSpec, backend: VulkanBackendInstance, unit: UInt32) throws -> OpaquePointer {
+    private static func create(_ plan: KernelPlan, _ spec: GraphSpec, backend: VulkanBackendInstance, unit: UInt32) throws -> OpaquePointer {
         var kernelNames: [String] = []
         var kernelIndex: [String: Int] = [:]
         for d in plan.dispatches where kernelIndex[d.kernel] == nil {
@@ -65,12 +66,17 @@ final class VulkanPreparedGraph {
             var out = vkrt_dispatch()
             out.kernel = UInt32(kernelIndex[d.kernel] ?? 0)
             withUnsafeMutableBytes(of: &out.bindings) { raw in
-                for (k, b) in d.bindings.enumerated() { raw.storeBytes(of: b.map { UInt32($0) } ?? VKRT_UNUSED, toByteOffset: 4 * k, as: UInt32.self) }
+                for (k, b) in d.buffers.enumerated() { raw.storeBytes(of: b.map { UInt32($0) } ?? VKRT_UNUSED, toByteOffset: 4 * k, as: UInt32.self) }
             }
-            out.invocations = UInt32(d.invocations)
+            out.invocations = UInt32(d.items)
             withUnsafeMutableBytes(of: &out.push) { raw in
-                for (k, v) in d.push.enumerated() { raw.storeBytes(of: v, toByteOffset: 4 * k, as: Int32.self) }
+                for (k, v) in d.params.enumerated() { raw.storeBytes(of: v, toByteOffset: 4 * k, as: Int32.self) }
             }
+            withUnsafeMutableBytes(of: &out.spec) { raw in
+                for (k, v) in d.constants.enumerated() { raw.storeBytes(of: v, toByteOffset: 4 * k, as: Int32.self) }
+            }
+            out.window_offset = UInt64(d.windowOffset)
+            out.window_range = UInt64(d.windowRange)
             return out
         }
         let ins = spec.inputs.map { vkrt_transfer(buffer: UInt32($0), bits: UInt32(plan.bits[$0]), count: UInt64(spec.tensors[$0].count)) }

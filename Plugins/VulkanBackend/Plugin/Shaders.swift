@@ -1,8 +1,20 @@
+import Synchronization
+
 /// The SPIR-V of every kernel variant, compiled from Plugins/VulkanBackend/Shaders by
 /// Tools/ShaderPlugin at build time (`generatedShaders`, hex of the module's bytes).
 enum Shaders {
+    /// Modules decoded so far: every graph_prepare names its kernels again.
+    private static let decoded = Mutex<[String: [UInt32]]>([:])
+
     /// The words of one variant, e.g. "requantize_x16_y32"; nil when no such variant exists.
     static func words(_ name: String) -> [UInt32]? {
+        if let known = decoded.withLock({ $0[name] }) { return known }
+        guard let words = decode(name) else { return nil }
+        decoded.withLock { $0[name] = words }
+        return words
+    }
+
+    private static func decode(_ name: String) -> [UInt32]? {
         guard let hex = generatedShaders[name] else { return nil }
         let digits = Array(hex.utf8)
         guard digits.count % 8 == 0 else { return nil }

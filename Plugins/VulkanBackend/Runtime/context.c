@@ -45,6 +45,7 @@ static void describe(vkrt_context *ctx, vkrt_device *d, const vkrt_pci_node *nod
     vk.vkGetPhysicalDeviceMemoryProperties(d->physical, &d->memory);
     d->api = d->props.apiVersion;
     d->info.kind = unit_kind(d->props.deviceType);
+    d->info.uniform_range = d->props.limits.maxUniformBufferRange;
     snprintf(d->info.device, sizeof d->info.device, "%s", d->props.deviceName);
     char api[32];
     snprintf(api, sizeof api, "%u.%u.%u", VK_API_VERSION_MAJOR(d->api), VK_API_VERSION_MINOR(d->api),
@@ -156,8 +157,8 @@ int vkrt_unit_info(const vkrt_context *ctx, uint32_t unit, vkrt_unit *out, char 
 }
 
 /* Creates the logical device once: a compute queue, 16-bit storage where used, and the
- * one descriptor-set layout every kernel shares (four storage buffers, 64 bytes of push
- * constants). Caller holds d->lock. */
+ * one descriptor-set layout every kernel shares (four storage buffers, one uniform buffer —
+ * the convolutions' weight window — and 64 bytes of push constants). Caller holds d->lock. */
 int vkrt_device_ready(vkrt_device *d, char *err, size_t cap) {
     if (d->lost) return vkrt_fail(err, cap, VKRT_NO_DEVICE, "%s: the device was lost earlier", d->info.device);
     if (d->created) return VKRT_OK;
@@ -191,15 +192,15 @@ int vkrt_device_ready(vkrt_device *d, char *err, size_t cap) {
     vk.vkGetDeviceQueue(d->device, family, 0, &d->queue);
     d->family = family;
 
-    VkDescriptorSetLayoutBinding bindings[4];
-    for (uint32_t b = 0; b < 4; b++) {
+    VkDescriptorSetLayoutBinding bindings[5];
+    for (uint32_t b = 0; b < 5; b++) {
         bindings[b] = (VkDescriptorSetLayoutBinding){
-            .binding = b, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+            .binding = b, .descriptorType = b < 4 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+            .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
     }
     VkDescriptorSetLayoutCreateInfo set_info = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 4, .pBindings = bindings,
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = bindings,
     };
     r = vk.vkCreateDescriptorSetLayout(d->device, &set_info, NULL, &d->set_layout);
     if (r != VK_SUCCESS) { vk.vkDestroyDevice(d->device, NULL); return vkrt_result(err, cap, r, "vkCreateDescriptorSetLayout"); }
@@ -218,9 +219,12 @@ int vkrt_device_ready(vkrt_device *d, char *err, size_t cap) {
     return VKRT_OK;
 }
 
-int vkrt_pipeline_get(vkrt_device *d, const vkrt_kernel *k, VkPipeline *out, char *err, size_t cap) {
+int vkrt_pipeline_get(vkrt_device *d, const vkrt_kernel *k, const int32_t spec[4], VkPipeline *out, char *err, size_t cap) {
     for (uint32_t i = 0; i < d->n_pipelines; i++) {
-        if (strcmp(d->pipelines[i].name, k->name) == 0) { *out = d->pipelines[i].pipeline; return VKRT_OK; }
+        if (strcmp(d->pipelines[i].name, k->name) == 0 && memcmp(d->pipelines[i].spec, spec, sizeof d->pipelines[i].spec) == 0) {
+            *out = d->pipelines[i].pipeline;
+            return VKRT_OK;
+        }
     }
     if (strlen(k->name) >= sizeof d->pipelines[0].name)
         return vkrt_fail(err, cap, VKRT_INTERNAL, "kernel name %s too long", k->name);
@@ -239,10 +243,14 @@ int vkrt_pipeline_get(vkrt_device *d, const vkrt_kernel *k, VkPipeline *out, cha
     snprintf(what, sizeof what, "vkCreateShaderModule(%s)", k->name);
     VkResult r = vk.vkCreateShaderModule(d->device, &module_info, NULL, &module);
     if (r != VK_SUCCESS) return vkrt_result(err, cap, r, what);
+    /* Constants 0…3 (kernels that declare none ignore them). */
+    VkSpecializationMapEntry entries[4];
+    for (uint32_t c = 0; c < 4; c++) entries[c] = (VkSpecializationMapEntry){ .constantID = c, .offset = c * 4, .size = 4 };
+    VkSpecializationInfo specialization = { .mapEntryCount = 4, .pMapEntries = entries, .dataSize = 16, .pData = spec };
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                   .module = module, .pName = "main" },
+                   .module = module, .pName = "main", .pSpecializationInfo = &specialization },
         .layout = d->pipeline_layout,
     };
     VkPipeline pipeline;
@@ -252,6 +260,7 @@ int vkrt_pipeline_get(vkrt_device *d, const vkrt_kernel *k, VkPipeline *out, cha
     if (r != VK_SUCCESS) return vkrt_result(err, cap, r, what);
     vkrt_pipeline *slot = &d->pipelines[d->n_pipelines++];
     snprintf(slot->name, sizeof slot->name, "%s", k->name);
+    memcpy(slot->spec, spec, sizeof slot->spec);
     slot->pipeline = pipeline;
     *out = pipeline;
     return VKRT_OK;

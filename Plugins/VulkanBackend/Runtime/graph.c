@@ -254,7 +254,7 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
     status = vkrt_device_ready(d, err, cap);
     for (uint32_t i = 0; status == VKRT_OK && i < n_dispatches; i++) {
         if (ds[i].kernel >= n_kernels) { status = vkrt_fail(err, cap, VKRT_INTERNAL, "dispatch %u names kernel %u of %u", i, ds[i].kernel, n_kernels); break; }
-        status = vkrt_pipeline_get(d, &kernels[ds[i].kernel], &pipelines[i], err, cap);
+        status = vkrt_pipeline_get(d, &kernels[ds[i].kernel], ds[i].spec, &pipelines[i], err, cap);
     }
     pthread_mutex_unlock(&d->lock);
     if (status) { free(pipelines); return status; }
@@ -274,7 +274,8 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
     sizes[n_buffers] = 16;
     VkMemoryPropertyFlags flags;
     status = allocate(d, n_buffers + 1, sizes,
-                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, "tensors and weights", g->buffers, &g->memory, &flags, err, cap);
     free(sizes);
     if (status) { free(pipelines); return status; }
@@ -315,9 +316,12 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
     if (status) { free(pipelines); return status; }
 
     uint32_t sets_wanted = n_dispatches ? n_dispatches : 1;
-    VkDescriptorPoolSize pool_size = { .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 4 * sets_wanted };
+    VkDescriptorPoolSize pool_sizes[2] = {
+        { .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 4 * sets_wanted },
+        { .type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = sets_wanted },
+    };
     VkDescriptorPoolCreateInfo dp_info = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = sets_wanted,
-                                           .poolSizeCount = 1, .pPoolSizes = &pool_size };
+                                           .poolSizeCount = 2, .pPoolSizes = pool_sizes };
     r = vk.vkCreateDescriptorPool(d->device, &dp_info, NULL, &g->pool);
     if (r != VK_SUCCESS) { free(pipelines); return vkrt_result(err, cap, r, "vkCreateDescriptorPool"); }
     VkDescriptorSet *sets = calloc(sets_wanted, sizeof *sets);
@@ -331,8 +335,8 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
         if (r != VK_SUCCESS) status = vkrt_result(err, cap, r, "vkAllocateDescriptorSets");
     }
     for (uint32_t i = 0; status == VKRT_OK && i < n_dispatches; i++) {
-        VkDescriptorBufferInfo infos[4];
-        VkWriteDescriptorSet writes[4];
+        VkDescriptorBufferInfo infos[5];
+        VkWriteDescriptorSet writes[5];
         for (uint32_t b = 0; b < 4; b++) {
             uint32_t index = ds[i].bindings[b];
             if (index != VKRT_UNUSED && index >= n_buffers) {
@@ -345,7 +349,28 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
                                                 .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                 .pBufferInfo = &infos[b] };
         }
-        if (status == VKRT_OK) vk.vkUpdateDescriptorSets(d->device, 4, writes, 0, NULL);
+        if (status != VKRT_OK) break;
+        /* The weight window: binding 2 from its start, binding 4 (uniform) over its range. */
+        infos[4] = (VkDescriptorBufferInfo){ .buffer = g->buffers[n_buffers], .offset = 0, .range = 16 };
+        if (ds[i].window_offset || ds[i].window_range) {
+            uint32_t index = ds[i].bindings[2];
+            VkDeviceSize size = index < n_buffers ? round4(buffers[index].bytes ? buffers[index].bytes : 4) : 0;
+            if (index >= n_buffers || ds[i].window_offset % VKRT_WINDOW_ALIGN || ds[i].window_offset >= size
+                || ds[i].window_range > size - ds[i].window_offset || ds[i].window_range > d->props.limits.maxUniformBufferRange) {
+                status = vkrt_fail(err, cap, VKRT_INTERNAL, "dispatch %u: window %llu+%llu does not fit its weight buffer",
+                                   i, (unsigned long long)ds[i].window_offset, (unsigned long long)ds[i].window_range);
+                break;
+            }
+            infos[2].offset = ds[i].window_offset;
+            if (ds[i].window_range) {
+                infos[4] = (VkDescriptorBufferInfo){ .buffer = g->buffers[index], .offset = ds[i].window_offset,
+                                                     .range = ds[i].window_range };
+            }
+        }
+        writes[4] = (VkWriteDescriptorSet){ .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = sets[i], .dstBinding = 4,
+                                            .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                            .pBufferInfo = &infos[4] };
+        vk.vkUpdateDescriptorSets(d->device, 5, writes, 0, NULL);
     }
     if (status == VKRT_OK) status = record(g, pipelines, ds, n_dispatches, sets, err, cap);
     free(sets);

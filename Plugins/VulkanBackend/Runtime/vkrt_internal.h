@@ -48,6 +48,7 @@ int vkrt_load(char *err, size_t cap);
 
 typedef struct vkrt_pipeline {
     char name[64];
+    int32_t spec[4];
     VkPipeline pipeline;
 } vkrt_pipeline;
 
@@ -85,7 +86,7 @@ const char *vkrt_result_name(VkResult r);
 
 int vkrt_device_ready(vkrt_device *d, char *err, size_t cap);
 /* Pipeline of a kernel, created on first use; caller holds d->lock. */
-int vkrt_pipeline_get(vkrt_device *d, const vkrt_kernel *k, VkPipeline *out, char *err, size_t cap);
+int vkrt_pipeline_get(vkrt_device *d, const vkrt_kernel *k, const int32_t spec[4], VkPipeline *out, char *err, size_t cap);
 /* A memory type in `bits` with all of `want`, else -1. */
 int vkrt_memory_type(const vkrt_device *d, uint32_t bits, VkMemoryPropertyFlags want);
 

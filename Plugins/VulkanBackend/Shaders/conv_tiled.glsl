@@ -1,143 +1,154 @@
 // The tiled convolution of docs/gpu-kernels.md, shared by conv2d.comp (TRANSPOSED 0) and
-// conv_transpose2d.comp (TRANSPOSED 1); the OpenCL backend's CONV_TILED is the same design.
-// A work group of 64 invocations (64/cb tile rows × cb column blocks, cb = p[15] in 4, 8, 16,
-// the host's choice for the output's shape) computes a tile of 64/cb rows × 4·cb columns × 8
-// output channels; each invocation 4 adjacent columns × 8 channels in 8 ivec4 accumulators. A transposed convolution is split into its stride² phases (every output of a
-// phase uses the same taps, so a work group never diverges); tile coordinates are phase
-// coordinates there. Input channels go through in chunks of p[11] channels whose input window
-// is staged in shared memory, zero outside the input, so borders need no test in the inner
-// loop (DIRECT 1: read from the input buffer instead, for windows too large to stage).
-// Accumulation is int32: the certificate bounds every partial sum in any order (§5), and a
-// zero tap adds 0. Fused requantize (p[12] = 1) is §4.3 on the accumulators before the store.
-// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, chunk, fused, lo, hi, cb.
-// Weights (binding 2): [group][kh][kw][cin][8] as ivec4 pairs; binding 3: bias, then (fused)
-// multiplier and shift, each padded with zeros to a multiple of 8 channels.
-layout(std430, set = 0, binding = 2) readonly buffer WBuffer { ivec4 w4[]; };
-layout(std430, set = 0, binding = 3) readonly buffer PBuffer { int prm[]; };
+// conv_transpose2d.comp (TRANSPOSED 1). One dispatch computes one phase of a transposed
+// convolution (all of a conv2d) for the output-channel groups of one weight window (§2):
+// a work group of 64 invocations is a tile of 8 rows × 64 columns × 8 channels, each
+// invocation one row, 8 adjacent columns, 8 channels (16 ivec4 accumulators: A columns 0–3,
+// B columns 4–7).
+// The tap counts of the phase (NU × NV), the input column step of an invocation's columns
+// (CS: the conv2d stride, 1 for a phase) and the mode are specialization constants, so the
+// tap loops unroll into straight-line code: no per-tap loop, mask or dynamic index (§3).
+// Weights come from a uniform buffer window with offsets the same in every invocation
+// (§3: the loads drivers turn into one broadcast, or lavapipe into one branch-free gather
+// per component), packed two int16 per int32; MODE bit 0 clear reads the same words from
+// the storage buffer instead (a window that exceeds the device's uniform-buffer range).
+// MODE bit 1: taps or window too large to unroll, loops over p[6] × p[7] taps at run time.
+// Accumulation is int32: the certificate bounds every partial sum in any order (§4), and a
+// zero input (outside the input) adds 0. Fused requantize (p[12] = 1) is §4.3 on the
+// accumulators before the store.
+// p: count, cin, h, w, ho, wo, nu, nv, stride, pad, cout, g0, fused, lo, hi, phase.
+// Weights (binding 2 / binding 4, from the window's start): [group − g0][a][b][cin] as one
+// ivec4 of 8 channels' int16 weights in pairs (channel 2k low, 2k + 1 high half of word k).
+// Binding 3: bias, then (fused) multiplier and shift, each padded to a multiple of 8 channels.
+layout(constant_id = 0) const int NU = 1;
+layout(constant_id = 1) const int NV = 1;
+layout(constant_id = 2) const int CS = 1;
+layout(constant_id = 3) const int MODE = 1;
+// §3: unrolled up to 5 taps per axis and a window row of 21 values.
+#define MAXT 5
+#define MAXWIN 21
 
-#define TILE_CAPACITY 4096
-#if DIRECT == 0
-// Rows of the window padded to whole ivec4s, so an invocation's 4 columns (and the taps
-// beside them) come in two vector loads.
-shared ivec4 tile[TILE_CAPACITY / 4];
-int tileAt(int k) { return tile[k >> 2][k & 3]; }
+layout(std430, set = 0, binding = 2) readonly buffer WBuffer { ivec4 ws[]; };
+layout(std430, set = 0, binding = 3) readonly buffer PBuffer { int prm[]; };
+// 64 KiB: the most a window spans (the host keeps it within maxUniformBufferRange).
+layout(std140, set = 0, binding = 4) uniform WUniform { ivec4 wu[4096]; };
+
+ivec4 weights(int k) {
+    ivec4 v;
+    if ((MODE & 1) != 0) v = wu[k]; else v = ws[uint(k)];
+    return v;
+}
+
+// The input value at (row r, column c) of channel plane `plane`, 0 outside the input; the
+// load itself always reads inside the buffer.
+int inputAt(int planeRow, bool rowIn, int c, int w) {
+    bool inside = rowIn && c >= 0 && c < w;
+    int v = loadX(uint(inside ? planeRow + c : 0));
+    return inside ? v : 0;
+}
+
+#define ACCUMULATE(pk, xv, yv) { ivec4 lo_ = (pk << 16) >> 16, hi_ = pk >> 16; \
+    A0 += lo_.x * xv; A1 += hi_.x * xv; A2 += lo_.y * xv; A3 += hi_.y * xv; \
+    A4 += lo_.z * xv; A5 += hi_.z * xv; A6 += lo_.w * xv; A7 += hi_.w * xv; \
+    B0 += lo_.x * yv; B1 += hi_.x * yv; B2 += lo_.y * yv; B3 += hi_.y * yv; \
+    B4 += lo_.z * yv; B5 += hi_.z * yv; B6 += lo_.w * yv; B7 += hi_.w * yv; }
+#define ACCUMULATORS inout ivec4 A0, inout ivec4 A1, inout ivec4 A2, inout ivec4 A3, \
+    inout ivec4 A4, inout ivec4 A5, inout ivec4 A6, inout ivec4 A7, \
+    inout ivec4 B0, inout ivec4 B1, inout ivec4 B2, inout ivec4 B3, \
+    inout ivec4 B4, inout ivec4 B5, inout ivec4 B6, inout ivec4 B7
+#define ALL A0, A1, A2, A3, A4, A5, A6, A7, B0, B1, B2, B3, B4, B5, B6, B7
+
+#if TRANSPOSED
+#define TAPCOLUMN(b) (NV - 1 - (b))
+#else
+#define TAPCOLUMN(b) (b)
 #endif
+// One row tap of the unrolled kernel: its window of the input row (at most MAXWIN values),
+// then its NV column taps. A function, not a macro, to keep the module small; the driver
+// inlines it and folds every test on a constant.
+#define LOADW(e) if ((e) < win) xw[e] = inputAt(planeRow, rowIn, colBase + (e), w);
+#define TAP(b) if ((b) < NV) { ivec4 pk = weights(((gl * NU + a) * NV + (b)) * cin + ci); \
+    ivec4 xv = ivec4(xw[TAPCOLUMN(b)], xw[TAPCOLUMN(b) + CS], xw[TAPCOLUMN(b) + 2 * CS], xw[TAPCOLUMN(b) + 3 * CS]); \
+    ivec4 yv = ivec4(xw[TAPCOLUMN(b) + 4 * CS], xw[TAPCOLUMN(b) + 5 * CS], xw[TAPCOLUMN(b) + 6 * CS], xw[TAPCOLUMN(b) + 7 * CS]); \
+    ACCUMULATE(pk, xv, yv) }
+void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, int h, int w, ACCUMULATORS) {
+    int win = 7 * CS + NV;
+    int r = rowBase + rowStep * a;
+    bool rowIn = r >= 0 && r < h;
+    int planeRow = (ci * h + r) * w;
+    int xw[MAXWIN];
+    LOADW(0) LOADW(1) LOADW(2) LOADW(3) LOADW(4) LOADW(5) LOADW(6) LOADW(7) LOADW(8)
+    LOADW(9) LOADW(10) LOADW(11) LOADW(12) LOADW(13) LOADW(14) LOADW(15) LOADW(16)
+    LOADW(17) LOADW(18) LOADW(19) LOADW(20)
+    TAP(0) TAP(1) TAP(2) TAP(3) TAP(4)
+}
+#define ROW(a) if ((a) < NU) row(a, ci, cin, gl, rowBase, rowStep, colBase, h, w, ALL);
+
+// §4.3 on the accumulators when a requantize is fused (p[12] = 1); binding 3 holds the
+// multipliers and shifts only then.
+ivec4 requantized(ivec4 v, int o, int cpad) {
+    if (p[12] != 0) {
+        int m = prm[cpad + o], sh = prm[2 * cpad + o];
+        v = ivec4(clamp(rnd(v.x * m, sh), p[13], p[14]), clamp(rnd(v.y * m, sh), p[13], p[14]),
+                  clamp(rnd(v.z * m, sh), p[13], p[14]), clamp(rnd(v.w * m, sh), p[13], p[14]));
+    }
+    return v;
+}
 
 void main() {
-    int cin = p[1], h = p[2], w = p[3], ho = p[4], wo = p[5], kh = p[6], kw = p[7], s = p[8], pad = p[9];
-    int cout = p[10], chunk = p[11], blocks = p[15], rows = 64 / blocks, cols = 4 * blocks;
-    int groups = (cout + 7) / 8, cpad = groups * 8;
-    uint lid = gl_LocalInvocationID.x;
+    int cin = p[1], h = p[2], w = p[3], ho = p[4], wo = p[5], nu = p[6], nv = p[7], s = p[8], pad = p[9];
+    int cout = p[10], g0 = p[11];
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (wg * 64u >= uint(p[0])) return;      // the whole group: a 2-D dispatch's spare groups
+    int lid = int(gl_LocalInvocationID.x), lane = lid & 7, lr = lid >> 3;
 #if TRANSPOSED
-    int phases = s * s, hp = (ho + s - 1) / s, wp = (wo + s - 1) / s;
-#else
-    int phases = 1, hp = ho, wp = wo;   // one phase: tile space is output space
-#endif
-    uint tilesR = uint((hp + rows - 1) / rows), tilesC = uint((wp + cols - 1) / cols);
-    uint tc = wg % tilesC, rest = wg / tilesC;
-    uint tr = rest % tilesR; rest /= tilesR;
-    uint phase = rest % uint(phases);
-    int g = int(rest / uint(phases));
-    if (g >= groups) return;                 // the whole group: a 2-D dispatch's spare groups
-    int lr = int(lid) / blocks, cb = int(lid) - lr * blocks;
-    int t = int(tr) * rows + lr, q0 = int(tc) * cols + cb * 4;   // tile-space row, first column
-
-    // Rows: taps n < nu at weight row u = u0 + us·n, read at window row lr·rs + ro(n).
-#if TRANSPOSED
-    int pr = int(phase) / s, pc = int(phase) - pr * s;
-    // Output row i = pr + s·t uses the taps u ≡ (pr + pad) mod s (all operands ≥ 0) at
-    // input row a = t + qr − n; likewise columns.
+    // §1: output row i = pr + s·t uses the taps u ≡ (pr + pad) mod s (all operands ≥ 0) at
+    // input row t + qr − a; likewise columns.
+    int pr = p[15] / s, pc = p[15] - pr * s;
     int u0 = (pr + pad) % s, v0 = (pc + pad) % s;
-    int nu = kh > u0 ? (kh - u0 + s - 1) / s : 0, nv = kw > v0 ? (kw - v0 + s - 1) / s : 0;
     int qr = (pr + pad - u0) / s, qc = (pc + pad - v0) / s;
     int rowsP = ho > pr ? (ho - pr + s - 1) / s : 0, colsP = wo > pc ? (wo - pc + s - 1) / s : 0;
-    int r0 = int(tr) * rows + qr - (nu - 1), c0 = int(tc) * cols + qc - (nv - 1);
-    int wh = rows - 1 + nu, ww = cols - 1 + nv, rs = 1, cs = 1, us = s;
 #else
-    int u0 = 0, v0 = 0, nu = kh, nv = kw, rowsP = ho, colsP = wo;
-    int r0 = int(tr) * rows * s - pad, c0 = int(tc) * cols * s - pad;
-    int wh = (rows - 1) * s + kh, ww = (cols - 1) * s + kw, rs = s, cs = s, us = 1;
+    int pr = 0, pc = 0, rowsP = ho, colsP = wo;
 #endif
-    // One spare ivec4 per row: the fast path's second load never leaves the row.
-    int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;
-    ivec4 lo0 = ivec4(prm[g * 8], prm[g * 8 + 1], prm[g * 8 + 2], prm[g * 8 + 3]);
-    ivec4 hi0 = ivec4(prm[g * 8 + 4], prm[g * 8 + 5], prm[g * 8 + 6], prm[g * 8 + 7]);
-    ivec4 lo1 = lo0, lo2 = lo0, lo3 = lo0, hi1 = hi0, hi2 = hi0, hi3 = hi0;
-    // §3 fast path: the 4 columns and every tap's shift of them lie in 8 consecutive window
-    // columns (column step 1, at most 5 column taps): two ivec4 loads per row and channel.
-    bool rowInRegisters = DIRECT == 0 && cs == 1 && nv <= 5;
-
-    for (int cc = 0; cc < cin; cc += chunk) {
-        int n = min(chunk, cin - cc);
-#if DIRECT == 0
-        barrier();                           // the previous chunk's reads are done
-        for (int e = int(lid); e < n * area4; e += 64) {
-            int ch = e / area4, rem = e - ch * area4;
-            int rr = rem / ww4, gc = c0 + (rem - rr * ww4) * 4, gr = r0 + rr;
-            ivec4 v = ivec4(0);
-            if (gr >= 0 && gr < h) {
-                uint at = uint(((cc + ch) * h + gr) * w);
-                for (int k = 0; k < 4; k++) if (gc + k >= 0 && gc + k < w) v[k] = loadX(at + uint(gc + k));
-            }
-            tile[e] = v;
-        }
-        barrier();
+    int tilesC = (colsP + 63) / 64, tiles = ((rowsP + 7) / 8) * tilesC;
+    if (tiles == 0) return;
+    int gl = int(wg) / tiles, rest = int(wg) - gl * tiles;
+    int tr = rest / tilesC, tc = rest - tr * tilesC;
+    int g = g0 + gl;
+    int t = tr * 8 + lr, q0 = tc * 64 + lane * 8;      // tile-space row, first column
+#if TRANSPOSED
+    // Tap a reads row t + qr − a; tap b of column k reads column q0 + k + qc − b, i.e.
+    // window column k + (nv − 1 − b) from the leftmost column any tap reads.
+    int rowBase = t + qr, rowStep = -1, colBase = q0 + qc - (nv - 1), colStep = 1;
+#else
+    int rowBase = t * s - pad, rowStep = 1, colBase = q0 * s - pad, colStep = s;
 #endif
-        for (int ch = 0; ch < n; ch++) {
+    ivec4 A0 = ivec4(prm[g * 8]), A1 = ivec4(prm[g * 8 + 1]), A2 = ivec4(prm[g * 8 + 2]), A3 = ivec4(prm[g * 8 + 3]);
+    ivec4 A4 = ivec4(prm[g * 8 + 4]), A5 = ivec4(prm[g * 8 + 5]), A6 = ivec4(prm[g * 8 + 6]), A7 = ivec4(prm[g * 8 + 7]);
+    ivec4 B0 = A0, B1 = A1, B2 = A2, B3 = A3, B4 = A4, B5 = A5, B6 = A6, B7 = A7;
+    for (int ci = 0; ci < cin; ci++) {
+        if ((MODE & 2) == 0) {
+            // Unrolled: NU, NV, CS are constants here (every `if` below folds away); each
+            // row's window is loaded once.
+            ROW(0) ROW(1) ROW(2) ROW(3) ROW(4)
+        } else {
             for (int a = 0; a < nu; a++) {
-#if TRANSPOSED
-                int wr = lr + (nu - 1 - a);
-#else
-                int wr = lr * rs + a;
-#endif
-                int u = u0 + us * a;
-                uint k0 = uint((((g * kh + u) * kw + v0) * cin + cc + ch) * 2), kstep = uint(us * cin * 2);
-#if DIRECT == 0
-                if (rowInRegisters) {
-                    int at = (ch * wh + wr) * ww4 + cb;
-                    ivec4 xa = tile[at], xb = tile[at + 1];
-                    for (int b = 0; b < nv; b++) {
-#if TRANSPOSED
-                        int o = nv - 1 - b;
-#else
-                        int o = b;
-#endif
-                        ivec4 xv = o == 0 ? xa : o == 1 ? ivec4(xa.yzw, xb.x) : o == 2 ? ivec4(xa.zw, xb.xy)
-                                 : o == 3 ? ivec4(xa.w, xb.xyz) : xb;
-                        uint k = k0 + uint(b) * kstep;
-                        ivec4 wl = w4[k], wu = w4[k + 1u];
-                        lo0 += wl * xv.x; hi0 += wu * xv.x;
-                        lo1 += wl * xv.y; hi1 += wu * xv.y;
-                        lo2 += wl * xv.z; hi2 += wu * xv.z;
-                        lo3 += wl * xv.w; hi3 += wu * xv.w;
-                    }
-                    continue;
-                }
-#endif
+                int r = rowBase + rowStep * a;
+                bool rowIn = r >= 0 && r < h;
+                int planeRow = (ci * h + r) * w;
                 for (int b = 0; b < nv; b++) {
+                    ivec4 pk = weights(((gl * nu + a) * nv + b) * cin + ci);
 #if TRANSPOSED
-                    int wc = cb * 4 + (nv - 1 - b);
+                    int c0 = colBase + nv - 1 - b;
 #else
-                    int wc = cb * 4 * cs + b;
+                    int c0 = colBase + b;
 #endif
-                    uint k = k0 + uint(b) * kstep;
-                    ivec4 wl = w4[k], wu = w4[k + 1u];
-#if DIRECT == 0
-                    int base = (ch * wh + wr) * ww4 * 4 + wc;
-                    int x0 = tileAt(base), x1 = tileAt(base + cs), x2 = tileAt(base + 2 * cs), x3 = tileAt(base + 3 * cs);
-#else
-                    int gr = r0 + wr, gc = c0 + wc, xr = ((cc + ch) * h + gr) * w;
-                    bool rowIn = gr >= 0 && gr < h;
-                    int x0 = rowIn && gc >= 0 && gc < w ? loadX(uint(xr + gc)) : 0;
-                    int x1 = rowIn && gc + cs >= 0 && gc + cs < w ? loadX(uint(xr + gc + cs)) : 0;
-                    int x2 = rowIn && gc + 2 * cs >= 0 && gc + 2 * cs < w ? loadX(uint(xr + gc + 2 * cs)) : 0;
-                    int x3 = rowIn && gc + 3 * cs >= 0 && gc + 3 * cs < w ? loadX(uint(xr + gc + 3 * cs)) : 0;
-#endif
-                    lo0 += wl * x0; hi0 += wu * x0;
-                    lo1 += wl * x1; hi1 += wu * x1;
-                    lo2 += wl * x2; hi2 += wu * x2;
-                    lo3 += wl * x3; hi3 += wu * x3;
+                    ivec4 xv = ivec4(inputAt(planeRow, rowIn, c0, w), inputAt(planeRow, rowIn, c0 + colStep, w),
+                                    inputAt(planeRow, rowIn, c0 + 2 * colStep, w), inputAt(planeRow, rowIn, c0 + 3 * colStep, w));
+                    int c4 = c0 + 4 * colStep;
+                    ivec4 yv = ivec4(inputAt(planeRow, rowIn, c4, w), inputAt(planeRow, rowIn, c4 + colStep, w),
+                                    inputAt(planeRow, rowIn, c4 + 2 * colStep, w), inputAt(planeRow, rowIn, c4 + 3 * colStep, w));
+                    ACCUMULATE(pk, xv, yv)
                 }
             }
         }
@@ -145,27 +156,19 @@ void main() {
 
     if (t >= rowsP) return;
 #if TRANSPOSED
-    int i = pr + s * t;
+    int i = pr + s * t, js = s;
 #else
-    int i = t;
+    int i = t, js = 1;
 #endif
-    uint planeY = uint(ho * wo);
-    for (int k = 0; k < 4; k++) {
-        int q = q0 + k;
-        if (q >= colsP) break;
-#if TRANSPOSED
-        int j = pc + s * q;
-#else
-        int j = q;
-#endif
-        ivec4 l = k == 0 ? lo0 : k == 1 ? lo1 : k == 2 ? lo2 : lo3;
-        ivec4 u = k == 0 ? hi0 : k == 1 ? hi1 : k == 2 ? hi2 : hi3;
-        for (int c = 0; c < 8; c++) {
-            int o = g * 8 + c;
-            if (o >= cout) break;
-            int v = c < 4 ? l[c] : u[c - 4];
-            if (p[12] != 0) v = clamp(rnd(v * prm[cpad + o], prm[2 * cpad + o]), p[13], p[14]);
-            storeY(uint(o) * planeY + uint(i * wo + j), v);
-        }
-    }
+    int cpad = ((cout + 7) / 8) * 8, plane = ho * wo, j0 = pc + js * q0;
+#define STORE4(v, q, at) { \
+        if ((q) < colsP) storeY(at, v.x); \
+        if ((q) + 1 < colsP) storeY(at + uint(js), v.y); \
+        if ((q) + 2 < colsP) storeY(at + uint(2 * js), v.z); \
+        if ((q) + 3 < colsP) storeY(at + uint(3 * js), v.w); }
+#define STORE(c) { int o = g * 8 + c; if (o < cout) { \
+        ivec4 va = requantized(A##c, o, cpad), vb = requantized(B##c, o, cpad); \
+        uint at = uint(o * plane + i * wo + j0); \
+        STORE4(va, q0, at) STORE4(vb, q0 + 4, at + uint(4 * js)) } }
+    STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 }

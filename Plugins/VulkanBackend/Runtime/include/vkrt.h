@@ -23,6 +23,7 @@ typedef struct vkrt_graph vkrt_graph;
 typedef struct vkrt_unit {
     uint32_t kind;            /* wai_unit_kind */
     uint32_t narrow;          /* 1: storageBuffer16BitAccess is used for narrow tensors */
+    uint32_t uniform_range;   /* maxUniformBufferRange: the most a dispatch's uniform window spans */
     char device[128];
     char driver[128];
 } vkrt_unit;
@@ -47,11 +48,19 @@ typedef struct vkrt_buffer {
 
 #define VKRT_UNUSED 0xFFFFFFFFu
 
+/* Binding 4 and the start of binding 2 are a window of bindings[2]'s buffer: binding 2 (storage)
+ * from window_offset to the end, binding 4 (uniform) window_offset … + window_range. Offsets
+ * are multiples of VKRT_WINDOW_ALIGN (the largest minimum offset alignment Vulkan allows). */
+#define VKRT_WINDOW_ALIGN 256u
+
 typedef struct vkrt_dispatch {
     uint32_t kernel;          /* index into the kernels array */
     uint32_t bindings[4];     /* buffer index per binding, VKRT_UNUSED where the kernel has none */
     uint32_t invocations;     /* also push[0] */
     int32_t push[16];
+    int32_t spec[4];          /* specialization constants 0…3 (a pipeline per kernel and values) */
+    uint64_t window_offset;   /* bytes; 0 for kernels without a window */
+    uint64_t window_range;    /* bytes of binding 4; 0: binding 4 is unused */
 } vkrt_dispatch;
 
 typedef struct vkrt_transfer {
