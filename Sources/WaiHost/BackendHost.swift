@@ -134,14 +134,20 @@ public final class BackendHost: @unchecked Sendable {
                     }
                 }
                 let outputs: [TensorValue]
-                // The spot check's windows are computed while the unit runs, and compared after.
+                // The spot check's windows: computed while a GPU unit runs (the host's cores
+                // are idle then); after a CPU unit's run, whose threads have every core and
+                // would wait for each other at every layer behind a window. Compared after.
+                let overlap = row.unit != UnitKind.cpu.rawValue
                 var pending: PendingSpotCheck?
+                var answered = 0.0
                 do {
                     let p = try preparedGraph(for: row, graph: graph, name: model?.description)
-                    pending = startSpotCheck(row, graph: graph, inputs: inputs)
+                    if overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs) }
                     do { outputs = try p.run(inputs) } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
                         throw SizeRefusal(error: error)
                     }
+                    answered = Stopwatch.now()
+                    if !overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs) }
                 } catch let refusal as SizeRefusal {
                     pending?.cancel()
                     // Too large for this unit, not a fault: it keeps smaller graphs.
@@ -172,6 +178,10 @@ public final class BackendHost: @unchecked Sendable {
                                        dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
                                        reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank)
                 report.qualification = notes.isEmpty ? nil : notes
+                if let pending {
+                    report.spotCheckCPUMilliseconds = pending.cpuMilliseconds
+                    report.spotCheckWaitMilliseconds = Stopwatch.now() - answered
+                }
                 return (outputs, report)
             }
         }
