@@ -112,6 +112,13 @@ public enum RegionEngine {
                                 cache: WindowCache? = nil) throws -> WindowValue {
         try GraphStructure.validate(graph)
         try checkInputContract(graph, inputs)
+        return try evaluateChecked(graph, inputs: inputs, output: output, window: window, cache: cache)
+    }
+
+    /// `evaluate` for a graph already validated and inputs already checked against its
+    /// contract (a spot check's windows: BackendHost.run did both once for the run).
+    static func evaluateChecked(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
+                                cache: WindowCache?) throws -> WindowValue {
         let need = requiredWindows(graph, output: output, window: window)
         var values = [WindowValue?](repeating: nil, count: graph.tensors.count)
         for (k, t) in graph.inputs.enumerated() {

@@ -16,6 +16,7 @@ final class PendingSpotCheck: @unchecked Sendable {
     private let state: ParallelState<Result<WindowValue, Error>>
     private let cpu: ParallelState<Double>
 
+    /// `graph` validated and `inputs` inside its contract (BackendHost.run checked both).
     init(graph: IntegerGraph, inputs: [TensorValue], jobs: [SpotCheck.Job], cache: WindowCache?) {
         self.graph = graph
         self.jobs = jobs
@@ -29,8 +30,8 @@ final class PendingSpotCheck: @unchecked Sendable {
                 while let i = state.claim() {
                     let job = jobs[i]
                     let start = Self.threadCPU()
-                    state.store(Result { try RegionEngine.evaluate(graph, inputs: inputs, output: job.tensor,
-                                                                   window: job.window, cache: cache) }, at: i)
+                    state.store(Result { try RegionEngine.evaluateChecked(graph, inputs: inputs, output: job.tensor,
+                                                                          window: job.window, cache: cache) }, at: i)
                     cpu.store(Self.threadCPU() - start, at: i)
                 }
             }

@@ -45,6 +45,8 @@ public enum SpotCheck {
     /// Starts recomputing the windows from the run's inputs, on every core, and returns at
     /// once: the reference side needs only the inputs, so it runs while the unit runs
     /// (BackendHost.run), and `PendingSpotCheck.finish` compares once the unit has answered.
+    /// The graph must be validated and the inputs inside its contract (checked once per run,
+    /// not once per window).
     static func start(_ graph: IntegerGraph, inputs: [TensorValue], rng: inout SplitMix64,
                       cache: WindowCache? = nil) -> PendingSpotCheck {
         PendingSpotCheck(graph: graph, inputs: inputs, jobs: jobs(graph, rng: &rng), cache: cache)
@@ -54,7 +56,9 @@ public enum SpotCheck {
     /// `graphName` and `stage` label the mismatch as a report shows it.
     public static func check(_ graph: IntegerGraph, inputs: [TensorValue], outputs: [TensorValue],
                              graphName: String, rng: inout SplitMix64, cache: WindowCache? = nil) throws -> ProbeMismatch? {
-        try start(graph, inputs: inputs, rng: &rng, cache: cache).finish(outputs: outputs, graphName: graphName)
+        try GraphStructure.validate(graph)
+        try checkInputContract(graph, inputs)
+        return try start(graph, inputs: inputs, rng: &rng, cache: cache).finish(outputs: outputs, graphName: graphName)
     }
 
     /// The first element of `jobs`' windows where `outputs` differs from `expected`, in
