@@ -142,12 +142,12 @@ public final class BackendHost: @unchecked Sendable {
                 var answered = 0.0
                 do {
                     let p = try preparedGraph(for: row, graph: graph, name: model?.description)
-                    if overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs) }
+                    if overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs, besideRun: true) }
                     do { outputs = try p.run(inputs) } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
                         throw SizeRefusal(error: error)
                     }
                     answered = Stopwatch.now()
-                    if !overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs) }
+                    if !overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs, besideRun: false) }
                 } catch let refusal as SizeRefusal {
                     pending?.cancel()
                     // Too large for this unit, not a fault: it keeps smaller graphs.
@@ -251,7 +251,8 @@ public final class BackendHost: @unchecked Sendable {
 
     /// Applies the spot-check policy to the run about to start on `row`: when it is checked,
     /// its windows are drawn now and computed while the unit runs (nil when not checked).
-    private func startSpotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue]) -> PendingSpotCheck? {
+    private func startSpotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue],
+                                besideRun: Bool) -> PendingSpotCheck? {
         let (check, seed) = lock.withLock { () -> (Bool, UInt64) in
             let n = dispatchedRuns[row.selector, default: 0]
             dispatchedRuns[row.selector] = n + 1
@@ -266,7 +267,7 @@ public final class BackendHost: @unchecked Sendable {
             if windowCaches.count > preparedLimit { windowCaches.removeFirst() }
             return c
         }
-        return SpotCheck.start(graph, inputs: inputs, rng: &rng, cache: cache)
+        return SpotCheck.start(graph, inputs: inputs, rng: &rng, cache: cache, besideRun: besideRun)
     }
 
     /// Compares a checked run's outputs with its windows; on a mismatch demotes the unit

@@ -3,43 +3,52 @@ import Dispatch
 import Glibc
 #endif
 
-/// The reference side of one run's spot check (docs/probe.md §7), computed on every core
-/// while the unit runs: the windows need only the run's inputs, and the host would
-/// otherwise wait idle for the unit's answer (all of a GPU unit's run, and whatever
-/// share of the cores a CPU unit leaves free). `finish` waits for the windows and compares
-/// them with what the unit returned; the run's outputs are returned by BackendHost.run
-/// only after it, so the overlap changes when the work is done, never what is returned.
+/// The reference side of one run's spot check (docs/probe.md §7). The windows need only
+/// the run's inputs, so helper threads start on them at once — beside the unit's run when
+/// it leaves the host's cores idle (a GPU unit), or after it — and `finish` computes every
+/// window no helper has taken yet on the calling thread itself before it waits for the
+/// rest: on a loaded machine a helper may not be scheduled for milliseconds, and the run
+/// then waits only for work, never for a wake-up. `finish` compares the windows with what
+/// the unit returned; BackendHost.run returns the run's outputs only after it, so when the
+/// work is done changes, never what is returned.
 final class PendingSpotCheck: @unchecked Sendable {
     let graph: IntegerGraph
     let jobs: [SpotCheck.Job]
+    private let inputs: [TensorValue]
+    private let cache: WindowCache?
     private let group = DispatchGroup()
     private let state: ParallelState<Result<WindowValue, Error>>
     private let cpu: ParallelState<Double>
 
     /// `graph` validated and `inputs` inside its contract (BackendHost.run checked both).
-    init(graph: IntegerGraph, inputs: [TensorValue], jobs: [SpotCheck.Job], cache: WindowCache?) {
+    /// `helpers`: threads that start on the windows now (the caller of `finish` is one more).
+    init(graph: IntegerGraph, inputs: [TensorValue], jobs: [SpotCheck.Job], cache: WindowCache?, helpers: Int) {
         self.graph = graph
         self.jobs = jobs
-        let state = ParallelState<Result<WindowValue, Error>>(count: jobs.count)
-        let cpu = ParallelState<Double>(count: jobs.count)
-        self.state = state
-        self.cpu = cpu
-        // Each thread claims the next window until none is left (or the check is dropped).
-        for _ in 0..<min(HostConfiguration.coreCount, jobs.count) {
-            DispatchQueue.global().async(group: group) {
-                while let i = state.claim() {
-                    let job = jobs[i]
-                    let start = Self.threadCPU()
-                    state.store(Result { try RegionEngine.evaluateChecked(graph, inputs: inputs, output: job.tensor,
-                                                                          window: job.window, cache: cache) }, at: i)
-                    cpu.store(Self.threadCPU() - start, at: i)
-                }
-            }
+        self.inputs = inputs
+        self.cache = cache
+        state = ParallelState(count: jobs.count)
+        cpu = ParallelState(count: jobs.count)
+        for _ in 0..<max(0, min(helpers, jobs.count)) {
+            DispatchQueue.global().async(group: group) { self.work() }
         }
     }
 
-    /// Waits for every window, then the first difference from `outputs` (nil when all match).
+    /// Claims the next window until none is left (or the check was dropped).
+    private func work() {
+        while let i = state.claim() {
+            let job = jobs[i]
+            let start = Self.threadCPU()
+            state.store(Result { try RegionEngine.evaluateChecked(graph, inputs: inputs, output: job.tensor,
+                                                                  window: job.window, cache: cache) }, at: i)
+            cpu.store(Self.threadCPU() - start, at: i)
+        }
+    }
+
+    /// Computes the windows no helper took, waits for the others, then the first difference
+    /// from `outputs` (nil when all match).
     func finish(outputs: [TensorValue], graphName: String) throws -> ProbeMismatch? {
+        work()
         group.wait()
         return try SpotCheck.compare(graph, jobs: jobs, expected: state.results(), outputs: outputs, graphName: graphName)
     }

@@ -47,9 +47,13 @@ public enum SpotCheck {
     /// (BackendHost.run), and `PendingSpotCheck.finish` compares once the unit has answered.
     /// The graph must be validated and the inputs inside its contract (checked once per run,
     /// not once per window).
+    /// `besideRun`: the caller will wait for a unit's run before `finish`, so every core
+    /// gets a helper; otherwise the caller is one of them.
     static func start(_ graph: IntegerGraph, inputs: [TensorValue], rng: inout SplitMix64,
-                      cache: WindowCache? = nil) -> PendingSpotCheck {
-        PendingSpotCheck(graph: graph, inputs: inputs, jobs: jobs(graph, rng: &rng), cache: cache)
+                      cache: WindowCache? = nil, besideRun: Bool = false) -> PendingSpotCheck {
+        let cores = HostConfiguration.coreCount
+        return PendingSpotCheck(graph: graph, inputs: inputs, jobs: jobs(graph, rng: &rng), cache: cache,
+                                helpers: besideRun ? cores : cores - 1)
     }
 
     /// The first difference in the checked windows, or nil when they all match.
