@@ -249,8 +249,9 @@ public final class BackendHost: @unchecked Sendable {
         }
     }
 
-    /// Applies the spot-check policy to the run about to start on `row`: when it is checked,
-    /// its windows are drawn now and computed while the unit runs (nil when not checked).
+    /// Applies the spot-check policy to a run on `row`: when it is checked, its windows are
+    /// drawn now and helper threads start on them (nil when not checked). `besideRun`: the
+    /// unit's run is about to start and the caller waits for it.
     private func startSpotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue],
                                 besideRun: Bool) -> PendingSpotCheck? {
         let (check, seed) = lock.withLock { () -> (Bool, UInt64) in
