@@ -43,7 +43,12 @@ let package = Package(
         .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
         // The probe cache's listing identity: libdrm's GPUs (dlopen'ed, as the runtimes do), the CPU affinity.
         .target(name: "MachineIdentity", path: "Sources/MachineIdentity", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity"],
+        // The region engine's convolution and inverse GDN loops in the CPU's widest integer
+        // vectors, chosen at run time (spot checks run them on every decode, docs/probe.md §7).
+        .target(name: "RegionKernels", path: "Sources/RegionKernels",
+                cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity",
+                                                "RegionKernels"],
                 path: "Sources/WaiHost"),
         .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
         // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.

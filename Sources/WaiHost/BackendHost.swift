@@ -134,12 +134,22 @@ public final class BackendHost: @unchecked Sendable {
                     }
                 }
                 let outputs: [TensorValue]
+                // The spot check's windows: computed while a GPU unit runs (the host's cores
+                // are idle then); after a CPU unit's run, whose threads have every core and
+                // would wait for each other at every layer behind a window. Compared after.
+                let overlap = row.unit != UnitKind.cpu.rawValue
+                var pending: PendingSpotCheck?
+                var answered = 0.0
                 do {
                     let p = try preparedGraph(for: row, graph: graph, name: model?.description)
+                    if overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs, besideRun: true) }
                     do { outputs = try p.run(inputs) } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
                         throw SizeRefusal(error: error)
                     }
+                    answered = Stopwatch.now()
+                    if !overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs, besideRun: false) }
                 } catch let refusal as SizeRefusal {
+                    pending?.cancel()
                     // Too large for this unit, not a fault: it keeps smaller graphs.
                     let largest = ProbeCoverage.largestTensor(graph)
                     lock.withLock {
@@ -151,6 +161,7 @@ public final class BackendHost: @unchecked Sendable {
                     failedHere.append("\(row.selector) refused a graph with a tensor of \(largest) elements: \(refusal.error)")
                     continue
                 } catch {
+                    pending?.cancel()
                     let why = "\(row.selector) failed at run time: \(error)"
                     markFailed(row, why)
                     failedHere.append(why)
@@ -158,7 +169,7 @@ public final class BackendHost: @unchecked Sendable {
                 }
                 // The wrong bytes of a unit that fails its spot check are never returned:
                 // the unit is demoted and the graph runs again on the next choice.
-                if let why = try spotCheck(row, graph: graph, inputs: inputs, outputs: outputs) {
+                if let pending, let why = try finishSpotCheck(row, graph: graph, pending, outputs: outputs) {
                     failedHere.append(why)
                     demoted = true
                     continue
@@ -167,6 +178,10 @@ public final class BackendHost: @unchecked Sendable {
                                        dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
                                        reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank)
                 report.qualification = notes.isEmpty ? nil : notes
+                if let pending {
+                    report.spotCheckCPUMilliseconds = pending.cpuMilliseconds
+                    report.spotCheckWaitMilliseconds = Stopwatch.now() - answered
+                }
                 return (outputs, report)
             }
         }
@@ -234,10 +249,11 @@ public final class BackendHost: @unchecked Sendable {
         }
     }
 
-    /// Applies the spot-check policy to one run on `row`; on a mismatch demotes the unit
-    /// and returns the evidence as a sentence, nil when the run passed or was not checked.
-    private func spotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue],
-                           outputs: [TensorValue]) throws -> String? {
+    /// Applies the spot-check policy to a run on `row`: when it is checked, its windows are
+    /// drawn now and helper threads start on them (nil when not checked). `besideRun`: the
+    /// unit's run is about to start and the caller waits for it.
+    private func startSpotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, inputs: [TensorValue],
+                                besideRun: Bool) -> PendingSpotCheck? {
         let (check, seed) = lock.withLock { () -> (Bool, UInt64) in
             let n = dispatchedRuns[row.selector, default: 0]
             dispatchedRuns[row.selector] = n + 1
@@ -252,8 +268,14 @@ public final class BackendHost: @unchecked Sendable {
             if windowCaches.count > preparedLimit { windowCaches.removeFirst() }
             return c
         }
-        guard var m = try SpotCheck.check(graph, inputs: inputs, outputs: outputs, graphName: "", rng: &rng,
-                                          cache: cache) else {
+        return SpotCheck.start(graph, inputs: inputs, rng: &rng, cache: cache, besideRun: besideRun)
+    }
+
+    /// Compares a checked run's outputs with its windows; on a mismatch demotes the unit
+    /// and returns the evidence as a sentence, nil when the run passed.
+    private func finishSpotCheck(_ row: UnitProbeRecord, graph: IntegerGraph, _ pending: PendingSpotCheck,
+                                 outputs: [TensorValue]) throws -> String? {
+        guard var m = try pending.finish(outputs: outputs, graphName: "") else {
             lock.withLock { checkedRuns[row.selector, default: 0] += 1 }
             return nil
         }

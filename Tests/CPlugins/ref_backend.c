@@ -70,6 +70,11 @@
 #define PLUGIN_NAME "plainc" DEFECT_SUFFIX
 #define PLUGIN_VERSION "1.0.0"
 #define UNIT_DEVICE "plain C test unit"
+/* The kind the unit reports; a test builds it as a GPU to exercise what the host does
+ * differently for one (spot checks beside the run, docs/probe.md §7). */
+#ifndef UNIT_KIND
+#define UNIT_KIND WAI_UNIT_CPU
+#endif
 #define UNIT_DRIVER "ref_backend.c " PLUGIN_VERSION " (ABI 1.0)"
 
 #if defined(WAI_DEFECT_ABI_MAJOR) || defined(WAI_DEFECT_TABLE_MAJOR)
@@ -935,7 +940,7 @@ static wai_status plain_unit_info(wai_backend *backend, uint32_t unit, wai_unit_
         return fail(err, err_cap, WAI_ERR_INVALID_ARGUMENT,
                     "unit_info: struct_size %zu < %zu (ABI 1.0)", out->struct_size,
                     (size_t)WAI_UNIT_INFO_SIZE_1_0);
-    out->kind = WAI_UNIT_CPU;
+    out->kind = UNIT_KIND;
     set_text(out->device, sizeof out->device, UNIT_DEVICE);
     set_text(out->driver, sizeof out->driver, UNIT_DRIVER);
     out->narrow_storage = 1;

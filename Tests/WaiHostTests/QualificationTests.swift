@@ -74,6 +74,7 @@ final class QualificationTests: XCTestCase {
             XCTAssertEqual(note.unit, "plainc:0")
             XCTAssertEqual(note.verdict.state, .qualified)
             XCTAssertFalse(note.cached, "qualified for this decode")
+            XCTAssertNil(note.warning, "the cache file was written")
             XCTAssertEqual(note.verdict.size, "3×5")
         }
         let stored = try entries(cache)
@@ -89,6 +90,25 @@ final class QualificationTests: XCTestCase {
             }
         }
         XCTAssertEqual(try entries(cache), stored, "nothing qualified again")
+    }
+
+    /// A qualification cache that cannot be written is a warning in the report, not a
+    /// failure: the decode runs on the qualified unit, and the next host qualifies again.
+    func testAnUnwritableQualificationCacheIsAWarningInTheReport() throws {
+        let cache = try HostTestSupport.temporaryDirectory("qualify-unwritable")
+        // A folder where the file should be: it can be neither read nor renamed over (even by root).
+        try FileManager.default.createDirectory(atPath: cache + "/" + QualificationCache.fileName,
+                                                withIntermediateDirectories: true)
+        let result = try decodeOdd(try host(cache: cache), on: .backend("plainc"))
+        for report in [result.hyperSynthesisReport, result.synthesisReport] {
+            XCTAssertEqual(report.backend, "plainc", report.reason)
+            let note = try XCTUnwrap(report.qualification?.first)
+            XCTAssertEqual(note.verdict.state, .qualified)
+            let warning = try XCTUnwrap(note.warning, "the failed write is reported")
+            XCTAssertTrue(warning.contains("cannot be written") && warning.contains(QualificationCache.fileName), warning)
+        }
+        let json = String(decoding: try JSONEncoder().encode(result.synthesisReport), as: UTF8.self)
+        XCTAssertTrue(json.contains("\"warning\""), json)
     }
 
     func testAUnitWrongOnlyAtTheModelsChannelCountIsRefusedAndItsBytesNeverReturned() throws {

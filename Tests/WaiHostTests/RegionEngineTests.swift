@@ -7,6 +7,19 @@ import XCTest
 /// window, and inside — for every op and the synthesis transforms.
 final class RegionEngineTests: XCTestCase {
     func testWindowsEqualTheWholeReferenceRunOnEveryOpAndOnWholeDecodes() throws {
+        try checkWindows(isa: nil, minimum: 1200)
+    }
+
+    /// The C loops (Sources/RegionKernels) in every instruction set this CPU runs, narrower
+    /// ones included: each gives the reference's values, tails of 1…33 channels among them.
+    func testEveryInstructionSetOfTheWindowKernelsGivesTheReferenceValues() throws {
+        let isas = RegionISA.allCases.filter { $0.rawValue <= RegionISA.best.rawValue }
+        XCTAssertTrue(isas.contains(.scalar))
+        for isa in isas { try checkWindows(isa: isa, minimum: 1200, label: "\(isa)") }
+    }
+
+    /// `isa` nil: no cache, the CPU's widest. A cache belongs to one graph: one per case.
+    private func checkWindows(isa: RegionISA?, minimum: Int, label: String = "best") throws {
         var cases = try ProbeSuite.cases(.arithmetic)
         cases += try ProbeSuite.cases(.channels).filter { c in c.graph.tensors.allSatisfy { $0.shape.channels <= 33 } }
         cases += try ProbeSuite.cases(.decode)
@@ -14,6 +27,7 @@ final class RegionEngineTests: XCTestCase {
         var checked = 0
         for c in cases {
             let full = try ReferenceInterpreter.run(c.graph, inputs: c.inputs)
+            let cache = isa.map { WindowCache(isa: $0) }
             for (k, t) in c.graph.outputs.enumerated() {
                 let shape = c.graph.tensors[t].shape
                 var windows = SpotCheck.windows(shape, rng: &rng)
@@ -22,12 +36,12 @@ final class RegionEngineTests: XCTestCase {
                 let i = rng.int(0...(shape.height - 1)), j = rng.int(0...(shape.width - 1))
                 windows.append(Window(rows: i..<(i + 1), cols: j..<(j + 1)))
                 for w in windows {
-                    let got = try RegionEngine.evaluate(c.graph, inputs: c.inputs, output: t, window: w)
+                    let got = try RegionEngine.evaluate(c.graph, inputs: c.inputs, output: t, window: w, cache: cache)
                     let plane = shape.height * shape.width
                     for ch in 0..<shape.channels {
                         for y in w.rows {
                             for x in w.cols where got.at(ch, y, x) != full[k].values[ch * plane + y * shape.width + x] {
-                                return XCTFail("\(c.name) tensor \(c.graph.tensors[t].name) \(w): (c \(ch), y \(y), x \(x)) "
+                                return XCTFail("\(label): \(c.name) tensor \(c.graph.tensors[t].name) \(w): (c \(ch), y \(y), x \(x)) "
                                                + "window \(got.at(ch, y, x)), whole run \(full[k].values[ch * plane + y * shape.width + x])")
                             }
                         }
@@ -36,7 +50,7 @@ final class RegionEngineTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(checked, 1200)
+        XCTAssertGreaterThan(checked, minimum)
     }
 
     /// The windows a decode's corner depends on stay small: that is what makes a spot check

@@ -15,12 +15,29 @@ final class SpotCheckDefectTests: XCTestCase {
 
     func testAUnitThatGoesWrongAfterHundredsOfRunsIsDemotedAndItsBytesNeverReturned() throws {
         let dir = try HostTestSupport.temporaryDirectory("after-runs")
-        let cache = try HostTestSupport.temporaryDirectory("after-runs-cache")
         try CPluginBuilder.shared.installDefects([.afterRuns], into: dir)
+        try demotionScenario(plugins: dir, goodRuns: 300, cacheName: "after-runs-cache")
+    }
+
+    /// The same defect on a unit that says it is a GPU: its windows are computed while it
+    /// runs (docs/probe.md §7) and the comparison waits for them, so the wrong run is still
+    /// caught, its bytes dropped and the run redone (shortened to 40 good runs).
+    func testAnOverlappedCheckBesideAGPUUnitStillDemotesItBeforeAnythingIsReturned() throws {
+        let dir = try HostTestSupport.temporaryDirectory("after-runs-gpu")
+        let b = CPluginBuilder.shared
+        try b.compile(source: b.packageRoot + "/Tests/CPlugins/defect_backend.c",
+                      output: dir + "/" + DefectVariant.afterRuns.fileName,
+                      flags: ["-I", b.includeDir, "-DDEFECT_AFTER_RUNS", "-DAFTER_RUNS_LIMIT=40", "-DUNIT_KIND=WAI_UNIT_GPU"])
+        try demotionScenario(plugins: dir, goodRuns: 40, cacheName: "after-runs-gpu-cache", kind: "gpu")
+    }
+
+    private func demotionScenario(plugins dir: String, goodRuns: Int, cacheName: String, kind: String = "cpu") throws {
+        let cache = try HostTestSupport.temporaryDirectory(cacheName)
         let configuration = HostTestSupport.configuration(plugins: [dir], cache: cache, timeout: 600)
         let host = BackendHost(configuration: configuration)
-        XCTAssertEqual(try host.probe(fresh: true).accepted.map(\.backend), ["defect-after-runs"],
-                       "right for its first 300 runs, so the probe accepts it")
+        let accepted = try host.probe(fresh: true).accepted
+        XCTAssertEqual(accepted.map(\.backend), ["defect-after-runs"], "right for its first \(goodRuns) runs, so the probe accepts it")
+        XCTAssertEqual(accepted.first?.unit, kind)
 
         // 13 columns: each row ends in a partial vector of 5.
         var b = GraphBuilder()
@@ -29,13 +46,14 @@ final class SpotCheckDefectTests: XCTestCase {
         let graph = try b.build(outputs: [y])
         var rng = SplitMix64(seed: 0xAF7E)
         var demotion: RunReport?
-        for run in 1...302 {
+        for run in 1...(goodRuns + 2) {
             let input = TensorValue(shape: Shape(2, 11, 13), values: (0..<286).map { _ in rng.int32(-100_000, 100_000) })
             let (outputs, report) = try host.run(graph, inputs: [input], on: .best)
             XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: [input]), "run \(run): never wrong bytes")
-            if run <= 300 {
+            if run <= goodRuns {
                 XCTAssertEqual(report.backend, "defect-after-runs", "run \(run)")
                 XCTAssertEqual(report.dispatch, "ranked_first", "run \(run)")
+                XCTAssertNotNil(report.spotCheckCPUMilliseconds, "run \(run) was checked")
             } else if demotion == nil {
                 demotion = report
             } else {
@@ -48,7 +66,8 @@ final class SpotCheckDefectTests: XCTestCase {
         XCTAssertEqual(r.backend, "reference")
         XCTAssertTrue(r.reason.contains("defect-after-runs:0 demoted by a spot check"), r.reason)
         XCTAssertTrue(r.reason.contains("tensor y"), r.reason)
-        XCTAssertTrue(r.reason.contains("after 300 spot-checked runs passed"), r.reason)
+        XCTAssertTrue(r.reason.contains("after \(goodRuns) spot-checked runs passed"), r.reason)
+        XCTAssertNil(r.spotCheckCPUMilliseconds, "the reference's run is not checked")
 
         // The demotion is in the probe cache: a new host, probing without --fresh, sees it.
         let again = try BackendHost(configuration: configuration).probe()
@@ -57,7 +76,7 @@ final class SpotCheckDefectTests: XCTestCase {
         XCTAssertEqual(row.state, .rejected)
         XCTAssertEqual(row.stage, "runtime")
         let m = try XCTUnwrap(row.mismatch)
-        XCTAssertEqual(m.runsPassed, 300)
+        XCTAssertEqual(m.runsPassed, goodRuns)
         XCTAssertEqual(m.tensor, "y")
         XCTAssertNotEqual(m.expected, m.got)
         XCTAssertGreaterThanOrEqual(m.x, 8, "in the row's last partial vector of 8")

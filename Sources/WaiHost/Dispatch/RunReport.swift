@@ -15,6 +15,16 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// Model graphs (docs/probe.md §9): each unit's qualification verdict met on the way to
     /// this run, in order; nil for runs of graphs that name no model set.
     public var qualification: [QualificationNote]?
+    /// The run's spot check (docs/probe.md §7), when it had one: the CPU time its windows
+    /// took on all threads, and how long the run waited for it after the unit answered
+    /// (milliseconds). Nil for runs not checked.
+    public var spotCheckCPUMilliseconds: Double?
+    public var spotCheckWaitMilliseconds: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case unit, backend, device, driver, dispatch, reason, rank, qualification
+        case spotCheckCPUMilliseconds = "spot_check_cpu_ms", spotCheckWaitMilliseconds = "spot_check_wait_ms"
+    }
 
     public init(unit: String, backend: String, device: String, driver: String, dispatch: String,
                 reason: String, rank: Int?) {

@@ -24,6 +24,10 @@ struct FileStat: Codable, Equatable, Sendable {
         return FileStat(st)
     }
 
+    init(device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64, ctimeNs: Int64) {
+        self.device = device; self.inode = inode; self.size = size; self.mtimeNs = mtimeNs; self.ctimeNs = ctimeNs
+    }
+
     init(_ st: stat) {
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
@@ -50,9 +54,14 @@ final class FileHashes: @unchecked Sendable {
     /// other content ("racy" entries, as git calls them). Later, it is remembered.
     static let settleNanoseconds: Int64 = 2_000_000_000
 
+    /// At most this many hashes are written back: those used by this probe first.
+    static let maximumEntries = 1024
+
     private let lock = PluginLock()
     private var entries: [String: Entry]
     private var changed = false
+    /// Paths looked up by this probe.
+    private var used: Set<String> = []
 
     init(_ entries: [String: Entry] = [:]) { self.entries = entries }
 
@@ -60,6 +69,7 @@ final class FileHashes: @unchecked Sendable {
     /// remembered.
     func sha256(_ path: String) throws -> String {
         let before = FileStat.of(path)
+        lock.withLock { _ = used.insert(path) }
         if let before, let hit = lock.withLock({ entries[path] }), hit.stat == before { return hit.sha256 }
         let sha = try SHA256.hexOfFile(path: path)
         // Remembered only when nothing moved while it was read and it has settled.
@@ -73,8 +83,26 @@ final class FileHashes: @unchecked Sendable {
         return sha
     }
 
-    /// What to write back to the cache file; nil when nothing new was learnt.
-    var updated: [String: Entry]? { lock.withLock { changed ? entries : nil } }
+    /// What to write back to the cache file; nil when nothing new was learnt. Pruned, so
+    /// the memory does not grow with every file ever hashed: an entry this probe did not
+    /// use is kept only while its file still has the remembered stat (otherwise it could
+    /// never match again), and past `maximumEntries` unused ones go first.
+    var updated: [String: Entry]? {
+        let (all, usedNow) = lock.withLock { (changed ? entries : nil, used) }
+        guard let all else { return nil }
+        return Self.pruned(all, used: usedNow, stat: FileStat.of)
+    }
+
+    static func pruned(_ all: [String: Entry], used: Set<String>, stat: (String) -> FileStat?,
+                       limit: Int = maximumEntries) -> [String: Entry] {
+        var kept = all.filter { used.contains($0.key) }
+        let others = all.filter { !used.contains($0.key) && stat($0.key) == $0.value.stat }
+        for (path, e) in others.sorted(by: { $0.key < $1.key }) where kept.count < limit { kept[path] = e }
+        if kept.count > limit {
+            kept = Dictionary(uniqueKeysWithValues: kept.sorted { $0.key < $1.key }.prefix(limit).map { ($0.key, $0.value) })
+        }
+        return kept
+    }
 
     static func now() -> Int64 {
         var ts = timespec()

@@ -22,8 +22,8 @@ func parallelMap<T, R>(_ items: [T], width: Int, _ body: @escaping (T) -> R) -> 
     return state.results()
 }
 
-/// The shared cursor and result slots of one parallelMap, behind a lock.
-private final class ParallelState<R>: @unchecked Sendable {
+/// The shared cursor and result slots of one parallelMap (or PendingSpotCheck), behind a lock.
+final class ParallelState<R>: @unchecked Sendable {
     private let lock = PluginLock()
     private var next = 0
     private var slots: [R?]
@@ -37,6 +37,9 @@ private final class ParallelState<R>: @unchecked Sendable {
             return next - 1
         }
     }
+
+    /// No item is claimed after this (results() must not be called then).
+    func cancel() { lock.withLock { next = slots.count } }
 
     func store(_ r: R, at i: Int) { lock.withLock { slots[i] = r } }
 

@@ -80,20 +80,23 @@ final class QualificationBook: @unchecked Sendable {
 
     init(directory: String?) { cache = directory.map(QualificationCache.init(directory:)) }
 
-    func verdict(_ key: String) -> QualificationVerdict? {
+    /// The verdict known for `key`; `warn` hears, once per host, why the file could not be read.
+    func verdict(_ key: String, warn: (String) -> Void) -> QualificationVerdict? {
         lock.withLock {
             if !fileRead, let cache {
-                for (k, e) in cache.load(warn: { _ in }) where known[k] == nil { known[k] = e.verdict }
+                for (k, e) in cache.load(warn: warn) where known[k] == nil { known[k] = e.verdict }
                 fileRead = true
             }
             return known[key]
         }
     }
 
-    func record(_ key: String, _ entry: QualificationCache.Entry) {
+    /// Remembers a verdict in this host and the file; `warn` hears why the file could not
+    /// be written (the verdict is still used, and found again by the next host).
+    func record(_ key: String, _ entry: QualificationCache.Entry, warn: (String) -> Void) {
         lock.withLock {
             known[key] = entry.verdict
-            cache?.store(key, entry, warn: { _ in })
+            cache?.store(key, entry, warn: warn)
         }
     }
 }

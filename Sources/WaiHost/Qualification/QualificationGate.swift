@@ -16,7 +16,8 @@ enum QualificationGate {
         let key = row.pluginSHA256.map { QualificationCache.key(row, pluginSHA256: $0, model: model) }
         let verdict: QualificationVerdict, cached: Bool
         var elapsed: Double?
-        if let key, let known = book.verdict(key) {
+        var warnings: [String] = []
+        if let key, let known = book.verdict(key, warn: { warnings.append($0) }) {
             (verdict, cached) = (known, true)
         } else {
             let start = Stopwatch.now()
@@ -27,10 +28,12 @@ enum QualificationGate {
             elapsed = Stopwatch.now() - start
             if let key {
                 book.record(key, QualificationCache.Entry(verdict: verdict, backend: row.backend, unit: row.selector,
-                                                          device: row.device, driver: row.driver))
+                                                          device: row.device, driver: row.driver),
+                            warn: { warnings.append($0) })
             }
         }
-        let note = QualificationNote(unit: row.selector, verdict: verdict, cached: cached, milliseconds: elapsed)
+        var note = QualificationNote(unit: row.selector, verdict: verdict, cached: cached, milliseconds: elapsed)
+        note.warning = warnings.isEmpty ? nil : warnings.joined(separator: "; ")
         guard verdict.state == .unqualified else { return .run(note) }
         return .refuse(note, reason: "\(row.selector) is not qualified for \(model.description)"
             + "\(cached ? " (cached verdict)" : ""): \(verdict.reason)")

@@ -38,12 +38,15 @@ public struct QualificationNote: Codable, Sendable, Equatable {
     /// When it ran for this run: how long it took (unit and reference runs at the
     /// qualification size, concurrently), milliseconds.
     public var milliseconds: Double?
+    /// Why the qualification cache could not be read or written (the verdict still holds
+    /// for this run, but is not remembered); nil when it was.
+    public var warning: String?
 
     public init(unit: String, verdict: QualificationVerdict, cached: Bool, milliseconds: Double? = nil) {
         self.unit = unit; self.verdict = verdict; self.cached = cached; self.milliseconds = milliseconds
     }
 
     enum CodingKeys: String, CodingKey {
-        case unit, verdict, cached, milliseconds = "elapsed_ms"
+        case unit, verdict, cached, milliseconds = "elapsed_ms", warning
     }
 }

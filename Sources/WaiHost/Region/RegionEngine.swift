@@ -112,6 +112,13 @@ public enum RegionEngine {
                                 cache: WindowCache? = nil) throws -> WindowValue {
         try GraphStructure.validate(graph)
         try checkInputContract(graph, inputs)
+        return try evaluateChecked(graph, inputs: inputs, output: output, window: window, cache: cache)
+    }
+
+    /// `evaluate` for a graph already validated and inputs already checked against its
+    /// contract (a spot check's windows: BackendHost.run did both once for the run).
+    static func evaluateChecked(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
+                                cache: WindowCache?) throws -> WindowValue {
         let need = requiredWindows(graph, output: output, window: window)
         var values = [WindowValue?](repeating: nil, count: graph.tensors.count)
         for (k, t) in graph.inputs.enumerated() {
@@ -132,13 +139,20 @@ public enum RegionEngine {
             let spec = graph.tensors[node.output]
             let site = ReferenceSite(node: k, op: node.op.name, tensor: node.output, name: spec.name)
             values[node.output] = try WindowKernels.run(node.op, xs, inputShapes: node.inputs.map { graph.tensors[$0].shape },
-                                                        narrowInput: graph.tensors[node.inputs[0]].storage == .narrow,
+                                                        narrowInput: fitsInt16(graph.tensors[node.inputs[0]]),
                                                         output: w, outputShape: spec.shape, site: site, cache: cache)
         }
         guard let result = values[output] else {
             throw GraphError.graph(problem: "tensor \(output) is not computed by the graph")
         }
         return result
+    }
+
+    /// Whether a tensor's values fit Int16: narrow storage, or a wide tensor whose verified
+    /// interval (the certificate's, docs/integer-ops.md §5; BackendHost.run verified the
+    /// graph) lies inside Int16's range, so the convolutions take the Int16 × Int16 path.
+    static func fitsInt16(_ t: TensorSpec) -> Bool {
+        t.storage == .narrow || Storage.narrow.range.contains(t.interval)
     }
 
     static func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }

@@ -269,6 +269,11 @@ extension TiledGraph {
         if counts.count > 1 {
             first.reason += "; the \(reports.count) tiles ran on " + counts.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
         }
+        // Every tile's spot check counts.
+        if reports.contains(where: { $0.spotCheckCPUMilliseconds != nil }) {
+            first.spotCheckCPUMilliseconds = reports.reduce(0) { $0 + ($1.spotCheckCPUMilliseconds ?? 0) }
+            first.spotCheckWaitMilliseconds = reports.reduce(0) { $0 + ($1.spotCheckWaitMilliseconds ?? 0) }
+        }
         return first
     }
 }

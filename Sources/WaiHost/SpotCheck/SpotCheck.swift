@@ -26,26 +26,57 @@ public enum SpotCheck {
         return result
     }
 
+    /// One window to recompute: of graph tensor `tensor`, the graph's `output`-th output.
+    struct Job: Sendable {
+        var tensor: Int
+        var output: Int
+        var window: Window
+    }
+
+    /// The windows of every output of `graph`, drawn from `rng`.
+    static func jobs(_ graph: IntegerGraph, rng: inout SplitMix64) -> [Job] {
+        var jobs: [Job] = []
+        for (k, t) in graph.outputs.enumerated() {
+            for window in windows(graph.tensors[t].shape, rng: &rng) { jobs.append(Job(tensor: t, output: k, window: window)) }
+        }
+        return jobs
+    }
+
+    /// Starts recomputing the windows from the run's inputs, on every core, and returns at
+    /// once: the reference side needs only the inputs, so it runs while the unit runs
+    /// (BackendHost.run), and `PendingSpotCheck.finish` compares once the unit has answered.
+    /// The graph must be validated and the inputs inside its contract (checked once per run,
+    /// not once per window).
+    /// `besideRun`: the caller will wait for a unit's run before `finish`, so every core
+    /// gets a helper; otherwise the caller is one of them.
+    static func start(_ graph: IntegerGraph, inputs: [TensorValue], rng: inout SplitMix64,
+                      cache: WindowCache? = nil, besideRun: Bool = false) -> PendingSpotCheck {
+        let cores = HostConfiguration.coreCount
+        return PendingSpotCheck(graph: graph, inputs: inputs, jobs: jobs(graph, rng: &rng), cache: cache,
+                                helpers: besideRun ? cores : cores - 1)
+    }
+
     /// The first difference in the checked windows, or nil when they all match.
     /// `graphName` and `stage` label the mismatch as a report shows it.
     public static func check(_ graph: IntegerGraph, inputs: [TensorValue], outputs: [TensorValue],
                              graphName: String, rng: inout SplitMix64, cache: WindowCache? = nil) throws -> ProbeMismatch? {
-        var jobs: [(tensor: Int, output: Int, window: Window)] = []
-        for (k, t) in graph.outputs.enumerated() where k < outputs.count {
-            let got = outputs[k]
+        try GraphStructure.validate(graph)
+        try checkInputContract(graph, inputs)
+        return try start(graph, inputs: inputs, rng: &rng, cache: cache).finish(outputs: outputs, graphName: graphName)
+    }
+
+    /// The first element of `jobs`' windows where `outputs` differs from `expected`, in
+    /// job order (so the mismatch reported does not depend on which window finished first).
+    static func compare(_ graph: IntegerGraph, jobs: [Job], expected values: [Result<WindowValue, Error>],
+                        outputs: [TensorValue], graphName: String) throws -> ProbeMismatch? {
+        for (k, t) in graph.outputs.enumerated() {
             let shape = graph.tensors[t].shape
-            guard got.shape == shape, got.values.count == shape.count else {
+            guard k < outputs.count, outputs[k].shape == shape, outputs[k].values.count == shape.count else {
+                let got = k < outputs.count ? "shape \(outputs[k].shape) returned" : "no output returned"
                 return ProbeMismatch(stage: stage, graph: graphName, op: "output", node: -1, tensor: graph.tensors[t].name,
                                      index: 0, channel: 0, y: 0, x: 0, expected: 0, got: 0,
-                                     parameters: "shape \(got.shape) returned, \(shape) expected")
+                                     parameters: "\(got), \(shape) expected")
             }
-            for window in windows(shape, rng: &rng) { jobs.append((t, k, window)) }
-        }
-        // The windows are independent reference computations, run on every core (the unit's
-        // run is over, so the cores are free); compared in order, so the mismatch reported is
-        // the same whatever finishes first.
-        let values = parallelMap(jobs, width: HostConfiguration.coreCount) { job in
-            Result { try RegionEngine.evaluate(graph, inputs: inputs, output: job.tensor, window: job.window, cache: cache) }
         }
         for (job, value) in zip(jobs, values) {
             let t = job.tensor, window = job.window, got = outputs[job.output]

@@ -58,8 +58,13 @@ enum BenchCommand: Command {
         var hyperSynthesisMs: Double
         var synthesisMs: Double
         var totalMs: Double
+        /// The spot checks (docs/probe.md §7): CPU time of their windows, and the decode's
+        /// wait for them after the unit answered; nil when runs were not checked.
+        var spotCheckCPUMs: Double?
+        var spotCheckWaitMs: Double?
         enum CodingKeys: String, CodingKey {
             case entropyMs = "entropy_ms", hyperSynthesisMs = "h_s_ms", synthesisMs = "g_s_ms", totalMs = "total_ms"
+            case spotCheckCPUMs = "spot_check_cpu_ms", spotCheckWaitMs = "spot_check_wait_ms"
         }
     }
 
@@ -195,12 +200,15 @@ enum BenchCommand: Command {
             let v = runs.map { f($0.result.timings) }.sorted()
             return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
         }
+        let checked = runs.allSatisfy { $0.result.timings.spotCheckCPU != nil }
         let r = runs[0].result.synthesisReport
         let hs = runs[0].result.hyperSynthesisReport
         let reason = hs.reason == r.reason ? r.reason : "h_s: \(hs.reason); g_s: \(r.reason)"
         return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch, reason: reason, runs: runs.count,
                     median: Stages(entropyMs: median { $0.entropy }, hyperSynthesisMs: median { $0.hyperSynthesis },
-                                   synthesisMs: median { $0.synthesis }, totalMs: median { $0.total }),
+                                   synthesisMs: median { $0.synthesis }, totalMs: median { $0.total },
+                                   spotCheckCPUMs: checked ? median { $0.spotCheckCPU ?? 0 } : nil,
+                                   spotCheckWaitMs: checked ? median { $0.spotCheckWait ?? 0 } : nil),
                     sha256: runs[0].image.sha256, identity: UnitIdentity(r, probe: probe))
     }
 
@@ -232,6 +240,9 @@ enum BenchCommand: Command {
         lines.append(row("h_s", { $0.hyperSynthesisMs }))
         lines.append(row("g_s", { $0.synthesisMs }))
         lines.append(row("total", { $0.totalMs }))
+        if let cpu = u.median.spotCheckCPUMs, let wait = u.median.spotCheckWaitMs {
+            lines.append("spot checks: \(CodecOptions.ms(cpu)) of CPU, the decode waited \(CodecOptions.ms(wait)) for them")
+        }
         lines.append("sha256 \(u.sha256)" + (r.identical.map { $0 ? " (identical on the reference)" : " DIFFERS from the reference" } ?? ""))
         if let s = r.sample {
             lines.append("sample \(s.file): \(s.width)×\(s.height), \(s.fileBytes) bytes = \(CodecOptions.ratio(s.bitsPerPixel)) bpp "

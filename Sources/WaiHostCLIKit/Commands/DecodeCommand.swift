@@ -151,6 +151,9 @@ enum DecodeCommand: Command {
             }
         }
         if !verdicts.isEmpty { lines.append("qualify:    " + verdicts.joined(separator: ", ")) }
+        for w in Set(r.runs.flatMap { ($0.qualification ?? []).compactMap(\.warning) }).sorted() {
+            lines.append("warning:    \(w)")
+        }
         let t = r.timings
         lines += [
             "sha256:     \(r.sha256) (decoded RGB8 rows)",

@@ -14,10 +14,15 @@ public struct IntHyperDecoder {
         public var entropyY: Double
         public var synthesis: Double
         public var total: Double
+        /// The spot checks of h_s and g_s (docs/probe.md §7): CPU time of their windows, and
+        /// how long the decode waited for them after the unit answered; nil when not checked.
+        public var spotCheckCPU: Double?
+        public var spotCheckWait: Double?
         public var entropy: Double { entropyZ + entropyY }
         enum CodingKeys: String, CodingKey {
             case entropyZ = "entropy_z_ms", hyperSynthesis = "h_s_ms", entropyY = "entropy_y_ms"
             case synthesis = "g_s_ms", total = "total_ms"
+            case spotCheckCPU = "spot_check_cpu_ms", spotCheckWait = "spot_check_wait_ms"
         }
     }
 
@@ -150,7 +155,12 @@ public struct IntHyperDecoder {
             try Self.picture(plan.synthesis, y: y, width: payload.width, height: payload.height,
                              model: ModelGraphID(set, graph: "g_s"), runner: runner, budget: budget)
         }
-        let timings = Timings(entropyZ: tz, hyperSynthesis: ths, entropyY: ty, synthesis: tgs, total: Stopwatch.now() - start)
+        var timings = Timings(entropyZ: tz, hyperSynthesis: ths, entropyY: ty, synthesis: tgs, total: Stopwatch.now() - start)
+        let checked = [hsReports.report, gsReports.report]
+        if checked.contains(where: { $0.spotCheckCPUMilliseconds != nil }) {
+            timings.spotCheckCPU = checked.reduce(0) { $0 + ($1.spotCheckCPUMilliseconds ?? 0) }
+            timings.spotCheckWait = checked.reduce(0) { $0 + ($1.spotCheckWaitMilliseconds ?? 0) }
+        }
         return Result(image: image, hyperSynthesisReport: hsReports.report, synthesisReport: gsReports.report,
                       hyperSynthesisTiles: hsReports.tiles, synthesisTiles: gsReports.tiles, timings: timings, z: z, y: y)
     }
