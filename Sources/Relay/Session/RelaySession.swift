@@ -42,6 +42,10 @@ public final class RelaySession: @unchecked Sendable {
     static let aheadDepth = 2
     private var endReason: EndReason?
     private var lastRequest = monotonicSeconds()
+    /// Tests only (set before the first request): told when a request is about to wait on
+    /// another's fetch (`woke` false) and when that fetch's outcome reached it (`woke` true),
+    /// so a test can order a race instead of sleeping.
+    var waitObserver: (@Sendable (_ objectId: Int, _ woke: Bool) -> Void)?
     let gate: PlaylistGate
     private let endSignal = Signal()
     /// The session's path prefix (docs/relay.md, "Local URLs").
@@ -286,7 +290,9 @@ public final class RelaySession: @unchecked Sendable {
             if let e = event { observer?.received(e) }
             return o
         case .wait(let w):
+            waitObserver?(target.id, false)
             let o = w.wait()
+            waitObserver?(target.id, true)
             // A fetch ahead is reported now that the player asks for what it fetched: its
             // event travels with the waiter, so a fresh fetch started meanwhile (after an
             // origin failure) cannot leave this request's answer unreported.
