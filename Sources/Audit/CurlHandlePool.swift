@@ -41,8 +41,10 @@ final class CurlHandlePool: @unchecked Sendable {
 
     /// Keeps `handle` for the next post to `destination`, or closes it when the pool is full.
     /// Its options are reset first: they point at the finished post's body and buffers.
+    /// NOSIGNAL stays on: closing a kept TLS connection later writes to a peer maybe gone.
     func give(_ handle: UnsafeMutableRawPointer, to destination: String) {
         curl_easy_reset(handle)
+        _ = waih_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         var close: [UnsafeMutableRawPointer] = []
         lock.lock()
         var list = idle[destination] ?? []
