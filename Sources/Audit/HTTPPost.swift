@@ -1,5 +1,6 @@
 // One HTTP POST through libcurl (the collector's v1/sessions and v1/cmcd): the whole answer
-// in memory, bounded, with a time limit.
+// in memory, bounded, with a time limit, over a kept connection to that destination when
+// one is open (CurlHandlePool).
 
 import CCurl
 import Foundation
@@ -25,10 +26,14 @@ enum HTTPPost {
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     static func post(_ url: String, body: [UInt8], contentType: String, timeoutSeconds: Int = 30,
-                     responseLimit: Int = 1 << 20) throws -> HTTPPostResult {
+                     responseLimit: Int = 1 << 20, pool: CurlHandlePool = .shared) throws -> HTTPPostResult {
         _ = globalInit
-        guard let h = curl_easy_init() else { throw HTTPPostError.transport(url: Redaction.url(url), code: -1, message: "curl_easy_init failed") }
-        defer { curl_easy_cleanup(h) }
+        let destination = CurlHandlePool.destination(of: url)
+        guard let h = pool.take(destination) else { throw HTTPPostError.transport(url: Redaction.url(url), code: -1, message: "curl_easy_init failed") }
+        // Kept only after a whole answer: a handle whose transfer failed (or whose answer was
+        // cut short) is closed with its connection, and the next post connects afresh.
+        var keep = false
+        defer { if keep { pool.give(h, to: destination) } else { curl_easy_cleanup(h) } }
         let sink = ResponseSink(limit: responseLimit)
         var headers: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Content-Type: \(contentType)")
         headers = curl_slist_append(headers, "Expect:")
@@ -60,6 +65,7 @@ enum HTTPPost {
         }
         var status = 0
         _ = waih_curl_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        keep = true
         return HTTPPostResult(status: status, body: sink.bytes)
     }
 }

@@ -35,15 +35,22 @@ final class TestCollector: @unchecked Sendable {
     private var cmcdLines: [String] = []
     let signer: Ed25519PrivateKey
 
-    init(failures: Int, signer: Ed25519PrivateKey = Fixture.owner) throws {
+    /// `port` 0 picks one; another takes the port of a collector that was stopped (a restart).
+    init(failures: Int, signer: Ed25519PrivateKey = Fixture.owner, port: UInt16 = 0) throws {
         failuresLeft = failures
         self.signer = signer
-        server = try HTTPServer(maxRequestBody: AuditLimits.bundleBytes) { [weak self] req in
+        server = try HTTPServer(port: port, maxRequestBody: AuditLimits.bundleBytes) { [weak self] req in
             self?.handle(req) ?? HTTPResponse(status: 500)
         }
     }
 
     deinit { server?.stop() }
+
+    /// Closes the listener and every connection, kept-alive ones included.
+    func stop() { server?.stop() }
+    var port: UInt16 { server?.port ?? 0 }
+    /// TCP connections the collector accepted so far.
+    var connections: Int { server?.connectionsOpened ?? 0 }
 
     var base: String { "http://127.0.0.1:\(server?.port ?? 0)" }
     var stored: [String: [UInt8]] { lock.lock(); defer { lock.unlock() }; return storedBundles }

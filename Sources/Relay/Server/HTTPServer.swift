@@ -84,14 +84,17 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self),
             Int(bitPattern: cls),
         ]
-        if watching {
-            opts += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), Int(bitPattern: cls)]
-        }
+        // Always: connections are counted (connectionsOpened), and watched when asked.
+        opts += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), Int(bitPattern: cls)]
         opts.append(MHD_OPTION.END.rawValue)
         return withVaList(opts) { va in
             MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, cls, va)
         }
     }
+
+    /// TCP connections accepted so far, all listeners together (a keep-alive client's
+    /// requests share one).
+    public var connectionsOpened: Int { box.opened.locked { box.openedCount } }
 
     /// Connections cut for missing a header or body deadline so far (0 without `slowClients`).
     public var slowClientsCut: Int { box.watch?.cut ?? 0 }
@@ -237,6 +240,8 @@ final class HandlerBox: @unchecked Sendable {
     let maxBody: Int
     let watch: ConnectionWatch?
     let budget: BodyBudget?
+    let opened = Mutex()
+    var openedCount = 0
     init(_ handler: @escaping HTTPServer.Handler, maxBody: Int, watch: ConnectionWatch? = nil,
          budget: BodyBudget? = nil) {
         self.handler = handler
@@ -251,6 +256,7 @@ private func connectionKey(_ c: OpaquePointer) -> UInt { UInt(bitPattern: Int(bi
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, toe in
     guard let cls = cls, let connection = connection else { return }
     let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
+    if toe.rawValue == 0 { box.opened.locked { box.openedCount += 1 } }
     guard let watch = box.watch else { return }
     if toe.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
         watch.opened(connectionKey(connection), fd: waih_mhd_connection_fd(connection))

@@ -35,13 +35,17 @@ public final class RelaySession: @unchecked Sendable {
     /// Per object id, the object its playlist lists next: fetched ahead (docs/relay.md, "Throughput").
     private var successor: [Int: Int] = [:]
     /// Events of objects fetched ahead, reported when the player first asks for them.
-    private var unreported: [Int: ObjectEvent] = [:]
+    private var unreported: [Int: PendingEvent] = [:]
     /// Objects being fetched ahead, at most `aheadDepth`.
     private var fetchesAhead = 0
     /// How far ahead of the player the relay fetches: the next listed object and the one after.
     static let aheadDepth = 2
     private var endReason: EndReason?
     private var lastRequest = monotonicSeconds()
+    /// Tests only (set before the first request): told when a request is about to wait on
+    /// another's fetch (`woke` false) and when that fetch's outcome reached it (`woke` true),
+    /// so a test can order a race instead of sleeping.
+    var waitObserver: (@Sendable (_ objectId: Int, _ woke: Bool) -> Void)?
     let gate: PlaylistGate
     private let endSignal = Signal()
     /// The session's path prefix (docs/relay.md, "Local URLs").
@@ -270,9 +274,9 @@ public final class RelaySession: @unchecked Sendable {
         enum Step { case done(Obtained, ObjectEvent?), wait(FetchWaiter), fetch(FetchWaiter) }
         let step: Step = state.locked {
             if endReason != nil { return .done(.ended, nil) }
-            if let hit = cache.get(target.id) { return .done(.released(hit), unreported.removeValue(forKey: target.id)) }
+            if let hit = cache.get(target.id) { return .done(.released(hit), unreported.removeValue(forKey: target.id)?.claim()) }
             if let w = withheldObjects[target.id] {
-                return .done(.withheld(w.reason, w.detail), unreported.removeValue(forKey: target.id))
+                return .done(.withheld(w.reason, w.detail), unreported.removeValue(forKey: target.id)?.claim())
             }
             if let w = inFlight[target.id] { return .wait(w) }
             let w = FetchWaiter()
@@ -286,9 +290,18 @@ public final class RelaySession: @unchecked Sendable {
             if let e = event { observer?.received(e) }
             return o
         case .wait(let w):
+            waitObserver?(target.id, false)
             let o = w.wait()
-            // A fetch ahead is reported now that the player asks for what it fetched.
-            if let e = state.locked({ unreported.removeValue(forKey: target.id) }) { observer?.received(e) }
+            waitObserver?(target.id, true)
+            // A fetch ahead is reported now that the player asks for what it fetched: its
+            // event travels with the waiter, so a fresh fetch started meanwhile (after an
+            // origin failure) cannot leave this request's answer unreported.
+            let e: ObjectEvent? = state.locked {
+                guard let p = w.pending else { return nil }
+                if unreported[target.id] === p { unreported[target.id] = nil }
+                return p.claim()
+            }
+            if let e = e { observer?.received(e) }
             return o
         case .fetch(let w):
             let (outcome, _) = fetchAndCheck(target, report: true)
@@ -315,7 +328,11 @@ public final class RelaySession: @unchecked Sendable {
             }
             // For the player's first request; one that finds an origin failure fetches again
             // and reports that fetch instead.
-            if let e = event, table.target(target.id) != nil { unreported[target.id] = e }
+            if let e = event {
+                let p = PendingEvent(e)
+                waiter.pending = p
+                if table.target(target.id) != nil { unreported[target.id] = p }
+            }
         }
         waiter.finish(outcome)
     }

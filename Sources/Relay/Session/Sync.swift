@@ -28,6 +28,9 @@ final class Signal: @unchecked Sendable {
 final class FetchWaiter: @unchecked Sendable {
     private let cond = NSCondition()
     private var outcome: RelaySession.Obtained?
+    /// The event of a fetch ahead, for the requests that waited on it (set and read under
+    /// the session's state lock): a request starting a fresh fetch meanwhile cannot take it.
+    var pending: PendingEvent?
 
     func finish(_ o: RelaySession.Obtained) {
         cond.lock()
@@ -67,4 +70,19 @@ func wallClockSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// An event of a fetch ahead, not yet given to the observer: the first request to get that
+/// fetch's outcome (a waiter, or a later hit) reports it, once. Guarded by the session's state lock.
+final class PendingEvent: @unchecked Sendable {
+    let event: ObjectEvent
+    private var claimed = false
+    init(_ event: ObjectEvent) { self.event = event }
+
+    /// The event the first time; nil after.
+    func claim() -> ObjectEvent? {
+        if claimed { return nil }
+        claimed = true
+        return event
+    }
 }
