@@ -70,7 +70,11 @@ final class RelayBoundsTests: XCTestCase {
             }
             return text("segment \(req.path)\n", type: "video/mp2t")
         }
-        let s = try RelaySession(origin: origin.url("live.m3u8"))
+        // Fetching ahead would fetch and cache seg1 and seg2 when seg0 is asked for; this test
+        // is about names that were never fetched, so it turns that off.
+        var options = RelayOptions()
+        options.prefetchNext = false
+        let s = try RelaySession(origin: origin.url("live.m3u8"), options: options)
         defer { s.close() }
         let first = String(decoding: try Curl.request(s.playerURL).body, as: UTF8.self)
         let firstSeg = try XCTUnwrap(first.split(separator: "\n").first { $0.hasSuffix("/seg0.ts") }.map(String.init))
