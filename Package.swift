@@ -36,34 +36,36 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
-        // SHA-256, Ed25519, hex and key files over OpenSSL: one wrapper for the host and the relay.
-        .target(name: "WaiCrypto", dependencies: ["COpenSSL"], path: "Sources/WaiCrypto"),
+        // Locks, clocks, hex and JSON coding: the one implementation every module uses.
+        .target(name: "WaiSupport", path: "Sources/WaiSupport"),
+        // SHA-256, Ed25519 and key files over OpenSSL: one wrapper for the host and the relay.
+        .target(name: "WaiCrypto", dependencies: ["COpenSSL", "WaiSupport"], path: "Sources/WaiCrypto"),
         // Socket pairs, SCM_RIGHTS, memfd and the worker's crash backtrace: kernel interfaces
         // with no Swift spelling (CMSG_* macros, variadic calls).
         .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
         // The probe cache's listing identity: libdrm's GPUs (dlopen'ed, as the runtimes do), the CPU affinity.
         .target(name: "MachineIdentity", path: "Sources/MachineIdentity", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity"],
+        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiSupport", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity"],
                 path: "Sources/WaiHost"),
         .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
         // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.
         .executableTarget(name: "IsolationBench", dependencies: ["WaiHost"], path: "Sources/IsolationBench"),
-        .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
-        .target(name: "Audit", dependencies: ["Relay", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
+        .target(name: "Relay", dependencies: ["WaiSupport", "WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
+        .target(name: "Audit", dependencies: ["Relay", "WaiSupport", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
         // waihost.h (and its status names); WaiHostC exports the functions it declares with
         // @_cdecl, over the header's own types so the two cannot drift.
         .target(name: "WaiHostCAPI", path: "Sources/WaiHostCAPI"),
-        .target(name: "WaiHostC", dependencies: ["WaiHost", "WaiHostCAPI"], path: "Sources/WaiHostC",
+        .target(name: "WaiHostC", dependencies: ["WaiHost", "WaiHostCAPI", "WaiSupport"], path: "Sources/WaiHostC",
                 // Programs record libwaihost.so.1 (the API major, waihost.h) as what they need.
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libwaihost.so.1"])]),
         // The CLI: its command table, parser (pure, unit-tested by CLIKitTests) and commands;
         // the executable is only main.swift. WaiHost does not depend on it.
-        .target(name: "WaiHostCLIKit", dependencies: ["WaiHost", "BackendABI", "Relay", "Audit"], path: "Sources/WaiHostCLIKit"),
+        .target(name: "WaiHostCLIKit", dependencies: ["WaiHost", "WaiSupport", "BackendABI", "Relay", "Audit"], path: "Sources/WaiHostCLIKit"),
         .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHostCLIKit"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",
                 cSettings: [.unsafeFlags(["-O3"])]),
-        .target(name: "BackendDescriptor", dependencies: ["BackendABI"], path: "Sources/BackendDescriptor"),
+        .target(name: "BackendDescriptor", dependencies: ["BackendABI", "WaiSupport"], path: "Sources/BackendDescriptor"),
         .target(name: "CPUBackend", dependencies: ["BackendABI", "BackendDescriptor", "CPUKernels"],
                 path: "Plugins/CPUBackend/Plugin"),
 

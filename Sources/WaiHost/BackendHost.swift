@@ -11,7 +11,7 @@
 /// Thread-safe.
 public final class BackendHost: @unchecked Sendable {
     public let configuration: HostConfiguration
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var probeResult: ProbeResult?
     private let workers: WorkerPool
     /// Plugin files whose content was checked against the probe, path → SHA-256.

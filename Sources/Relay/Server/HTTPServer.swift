@@ -1,6 +1,7 @@
 // A loopback HTTP server on libmicrohttpd. One thread per connection, so a handler may block
 // on the origin without stalling the player's other connections.
 
+import WaiSupport
 import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc
@@ -98,7 +99,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes the listener and every connection; waits for handlers to return.
     public func stop() {
-        let ds: [OpaquePointer] = lock.locked {
+        let ds: [OpaquePointer] = lock.withLock {
             let ds = daemons
             daemons = []
             return ds
@@ -276,18 +277,6 @@ private func reserveBody(_ upload: UploadState, _ budget: BodyBudget, _ connecti
     upload.reserved += more
     upload.budget = budget
     return true
-}
-
-/// A small pthread mutex: the relay's shared state is touched from libmicrohttpd's threads.
-final class Mutex: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return try body()
-    }
 }
 
 private let headerCollector: MHD_KeyValueIterator = { cls, _, key, value in

@@ -60,7 +60,7 @@ public enum CapabilityError: Error, Equatable, Sendable, CustomStringConvertible
         case let .unsupported(c, supported):
             return "the envelope carries capability \(c), which this host does not decode (it decodes \(supported.joined(separator: ", ")))"
         case let .unrecognised(first):
-            let hex = first.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+            let hex = Hex.spaced(first)
             return "not a WAI1 envelope nor a payload of a known capability (first bytes: \(hex.isEmpty ? "none, the input is empty" : hex))"
         case let .wrongCapability(found, expected):
             return "the input is a \(found) payload; this needs \(expected)"

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Where a capability runs its integer graphs. The host (`HostGraphRunner`) is the normal
 /// case: the probed, dispatched unit, or the reference interpreter with `.reference`.
 /// Tests plug a prepared backend in directly; the fuzz harness the reference interpreter.
@@ -26,19 +22,4 @@ extension GraphRunner {
     }
     public func maxTensorElements(for graph: IntegerGraph) -> Int? { nil }
     public func release(_ graph: IntegerGraph) {}
-}
-
-/// Milliseconds on the monotonic clock, for the timings in reports.
-enum Stopwatch {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
-    }
-
-    static func time<T>(_ body: () throws -> T) rethrows -> (T, Double) {
-        let start = now()
-        let value = try body()
-        return (value, now() - start)
-    }
 }

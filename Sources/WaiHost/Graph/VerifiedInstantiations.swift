@@ -13,7 +13,7 @@ final class VerifiedInstantiations: @unchecked Sendable {
         var resized: IntegerGraph
     }
 
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var entries: [Entry] = []
     private let limit: Int
 

@@ -20,7 +20,7 @@ public final class BackendPlugin: @unchecked Sendable {
     let table: UnsafePointer<wai_backend_iface>
     private let backend: OpaquePointer
     /// open/close, unit_count/unit_info and graph_prepare are called one at a time.
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var cachedUnits: [UnitInfo]?
 
     private init(path: String, name: String, version: String, abiMinor: UInt32,

@@ -8,7 +8,7 @@ public final class PreparedGraph: @unchecked Sendable {
     private let handle: OpaquePointer
     private let inputSpecs: [(index: Int, spec: TensorSpec)]
     private let outputSpecs: [(index: Int, spec: TensorSpec)]
-    private let lock = PluginLock()
+    private let lock = Mutex()
 
     init(plugin: BackendPlugin, handle: OpaquePointer, graph: IntegerGraph) {
         self.plugin = plugin

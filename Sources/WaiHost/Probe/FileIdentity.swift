@@ -50,7 +50,7 @@ final class FileHashes: @unchecked Sendable {
     /// other content ("racy" entries, as git calls them). Later, it is remembered.
     static let settleNanoseconds: Int64 = 2_000_000_000
 
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var entries: [String: Entry]
     private var changed = false
 
@@ -64,7 +64,7 @@ final class FileHashes: @unchecked Sendable {
         let sha = try SHA256.hexOfFile(path: path)
         // Remembered only when nothing moved while it was read and it has settled.
         if let before, let after = FileStat.of(path), after == before,
-           Self.now() - after.ctimeNs >= Self.settleNanoseconds {
+           wallClockNanoseconds() - after.ctimeNs >= Self.settleNanoseconds {
             lock.withLock {
                 entries[path] = Entry(stat: after, sha256: sha)
                 changed = true
@@ -75,12 +75,6 @@ final class FileHashes: @unchecked Sendable {
 
     /// What to write back to the cache file; nil when nothing new was learnt.
     var updated: [String: Entry]? { lock.withLock { changed ? entries : nil } }
-
-    static func now() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
 }
 
 /// Small system files read whole, up to a limit (`/proc` files report size 0, so they are

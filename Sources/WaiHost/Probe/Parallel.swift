@@ -24,7 +24,7 @@ func parallelMap<T, R>(_ items: [T], width: Int, _ body: @escaping (T) -> R) -> 
 
 /// The shared cursor and result slots of one parallelMap, behind a lock.
 private final class ParallelState<R>: @unchecked Sendable {
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var next = 0
     private var slots: [R?]
 
@@ -83,7 +83,7 @@ private final class ConcurrentSlot {
 private final class ConcurrentRun<R>: @unchecked Sendable {
     private let bodies: [() -> R]
     private var slots: [R?]
-    private let lock = PluginLock()
+    private let lock = Mutex()
     let arrived = DispatchSemaphore(value: 0)
     let go = DispatchSemaphore(value: 0)
 

@@ -120,8 +120,7 @@ struct ProbeCache {
         for (k, v) in update.entries { merged.entries[k] = v }
         for (k, v) in update.listings { merged.listings[k] = v }
         if !update.files.isEmpty { merged.files = update.files }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let encoder = JSONCoding.encoder(pretty: true)
         let file = File(format: Self.format, entries: merged.entries,
                         listings: merged.listings.isEmpty ? nil : merged.listings,
                         files: merged.files.isEmpty ? nil : merged.files)

@@ -5,12 +5,12 @@
 /// taken it.
 final class ProbeReferences: @unchecked Sendable {
     private final class Slot<T>: @unchecked Sendable {
-        let lock = PluginLock()
+        let lock = Mutex()
         var value: T?
         var takers = 0
     }
 
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var stages: [ProbeStage: Slot<[ProbeCase]>] = [:]
     private var outputs: [String: Slot<[TensorValue]>] = [:]
     /// How many sessions will ask for each output.

@@ -8,7 +8,7 @@ struct ProbeRunner {
     let configuration: HostConfiguration
     let progress: ((String) -> Void)?
     let pool: WorkerPool
-    private let progressLock = PluginLock()
+    private let progressLock = Mutex()
 
     init(configuration: HostConfiguration, pool: WorkerPool, progress: ((String) -> Void)?) {
         self.configuration = configuration
@@ -232,7 +232,7 @@ struct ProbeRunner {
     final class CalibrationReference: @unchecked Sendable {
         typealias Value = Result<(ProbeCase, [TensorValue]), ProbeSuiteError>
         private let done = DispatchSemaphore(value: 0)
-        private let lock = PluginLock()
+        private let lock = Mutex()
         private var value: Value?
         private var started = false
 

@@ -2,14 +2,8 @@
 import Glibc
 #endif
 
-/// Clock and signal names shared by the unit worker client and the probe's timing.
+/// Errno and signal names shared by the unit worker client and the probe's timing.
 enum Subprocess {
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     static func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// "SIGSEGV" for 11, and so on; the number alone for anything unusual.

@@ -58,8 +58,7 @@ struct QualificationCache {
     func store(_ key: String, _ entry: Entry, warn: (String) -> Void) {
         var entries = load(warn: { _ in })
         entries[key] = entry
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let encoder = JSONCoding.encoder(pretty: true)
         do {
             try LocalFile.makeDirectories(directory)
             try LocalFile.write(Array(try encoder.encode(File(format: Self.format, entries: entries))), to: path)
@@ -74,7 +73,7 @@ struct QualificationCache {
 /// verdict.
 final class QualificationBook: @unchecked Sendable {
     private let cache: QualificationCache?
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var known: [String: QualificationVerdict] = [:]
     private var fileRead = false
 

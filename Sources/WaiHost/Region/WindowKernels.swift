@@ -153,7 +153,7 @@ enum WindowKernels {
 /// kernels, by node index. One cache belongs to one graph (BackendHost keeps one per graph
 /// it spot-checks), so a node index names the same weights every time.
 public final class WindowCache: @unchecked Sendable {
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var reorderedWeights: [Int: [Int16]] = [:]
 
     public init() {}

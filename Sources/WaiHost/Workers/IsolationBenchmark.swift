@@ -69,9 +69,9 @@ public enum IsolationBenchmark {
         var ta: [Double] = [], tb: [Double] = []
         for _ in 0..<runs {
             for (r, k) in [(a, 0), (b, 1)] {
-                let t0 = Subprocess.monotonicSeconds()
+                let t0 = monotonicSeconds()
                 try body(r)
-                let dt = (Subprocess.monotonicSeconds() - t0) * 1000
+                let dt = (monotonicSeconds() - t0) * 1000
                 if k == 0 { ta.append(dt) } else { tb.append(dt) }
             }
         }

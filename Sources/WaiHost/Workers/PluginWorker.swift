@@ -16,7 +16,7 @@ final class PluginWorker: @unchecked Sendable {
     let sha256: String?
     static let maxStarts = 4
 
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var process: UnitWorkerProcess?
     private var listing: Listing?
     private var starts = 0
@@ -105,7 +105,7 @@ final class PluginWorker: @unchecked Sendable {
 /// The workers of one host, one per plugin file.
 final class WorkerPool: @unchecked Sendable {
     let executable: String?
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var workers: [String: PluginWorker] = [:]
 
     init(executable: String?) { self.executable = executable }

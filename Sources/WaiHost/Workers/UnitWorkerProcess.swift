@@ -17,8 +17,8 @@ final class UnitWorkerProcess: @unchecked Sendable {
     let pid: pid_t
     let log: WorkerLog
     private let control: Int32
-    private let controlLock = PluginLock()
-    private let lock = PluginLock()
+    private let controlLock = Mutex()
+    private let lock = Mutex()
     private var idle: [Int32] = []
     private var open = 0
     private var death: WorkerDeath?
@@ -139,7 +139,7 @@ final class UnitWorkerProcess: @unchecked Sendable {
             nextTag &+= 1
             return nextTag
         }
-        let deadline = Subprocess.monotonicSeconds() + timeout
+        let deadline = monotonicSeconds() + timeout
         let sent = WorkerWire.send(sock, kind: kind, tag: tag, body: body, fd: fd)
         guard sent == 0 else { throw WorkerError.died(end(.exited(-1), what: what, probe: true)) }
         let header: [UInt8]
@@ -190,7 +190,7 @@ final class UnitWorkerProcess: @unchecked Sendable {
         var bytes = [UInt8](repeating: 0, count: count)
         var got = 0
         while got < count {
-            let remaining = deadline - Subprocess.monotonicSeconds()
+            let remaining = deadline - monotonicSeconds()
             if remaining <= 0 { return .failure(.timedOut) }
             var p = pollfd(fd: sock, events: Int16(POLLIN), revents: 0)
             let ready = poll(&p, 1, Int32(min(remaining * 1000, 1000).rounded(.up)))
@@ -239,10 +239,10 @@ final class UnitWorkerProcess: @unchecked Sendable {
 
     /// The death another request is recording, once it is complete (bounded wait).
     private func finalDeath() -> WorkerDeath {
-        let deadline = Subprocess.monotonicSeconds() + 5
+        let deadline = monotonicSeconds() + 5
         while true {
             let (d, done) = lock.withLock { (death, deathFinal) }
-            if done || Subprocess.monotonicSeconds() > deadline, let d { return d }
+            if done || monotonicSeconds() > deadline, let d { return d }
             usleep(2000)
         }
     }
@@ -252,12 +252,12 @@ final class UnitWorkerProcess: @unchecked Sendable {
     @discardableResult
     private func reap(graceSeconds: Double) -> Int32? {
         var status: Int32 = 0
-        let deadline = Subprocess.monotonicSeconds() + graceSeconds
+        let deadline = monotonicSeconds() + graceSeconds
         while true {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { kill(-pid, SIGKILL); return status }
             if r < 0 && errno != EINTR { return nil }
-            if Subprocess.monotonicSeconds() >= deadline { break }
+            if monotonicSeconds() >= deadline { break }
             usleep(2000)
         }
         kill(-pid, SIGKILL)

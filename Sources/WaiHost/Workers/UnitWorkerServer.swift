@@ -21,7 +21,7 @@ public enum UnitWorkerServer {
     }
 
     final class State: @unchecked Sendable {
-        let lock = PluginLock()
+        let lock = Mutex()
         var plugin: BackendPlugin?
         var prepared: [UInt32: Prepared] = [:]
         var nextHandle: UInt32 = 1

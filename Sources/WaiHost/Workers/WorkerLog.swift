@@ -7,7 +7,7 @@ import Dispatch
 /// chatty plugin never blocks on a full pipe and never grows the host's memory: only the
 /// last `capacity` bytes are kept.
 final class WorkerLog: @unchecked Sendable {
-    private let lock = PluginLock()
+    private let lock = Mutex()
     private var tail: [UInt8] = []
     private let capacity = 64 << 10
     private let finished = DispatchSemaphore(value: 0)

@@ -13,17 +13,17 @@ enum WorkerTiming {
 
     static func measure(_ unit: any GraphUnit, _ c: ProbeCase, expected: [TensorValue]) throws -> ProbeSpeed {
         let prepared = try unit.prepare(c.graph)
-        let warm = Subprocess.monotonicSeconds()
+        let warm = monotonicSeconds()
         try check(try prepared.run(c.inputs), c, expected, run: 0)
         // A unit this slow is ranked as well by one run as by three: its place among the
         // others does not hang on a few percent.
-        let least = Subprocess.monotonicSeconds() - warm >= budget ? 1 : 3
+        let least = monotonicSeconds() - warm >= budget ? 1 : 3
         var times: [Double] = []
-        let start = Subprocess.monotonicSeconds()
-        while times.count < least || (times.count < 50 && Subprocess.monotonicSeconds() - start < budget) {
-            let t0 = Subprocess.monotonicSeconds()
+        let start = monotonicSeconds()
+        while times.count < least || (times.count < 50 && monotonicSeconds() - start < budget) {
+            let t0 = monotonicSeconds()
             let got = try prepared.run(c.inputs)
-            times.append(Subprocess.monotonicSeconds() - t0)
+            times.append(monotonicSeconds() - t0)
             try check(got, c, expected, run: times.count)
         }
         times.sort()

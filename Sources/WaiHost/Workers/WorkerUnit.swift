@@ -51,7 +51,7 @@ public final class WorkerPreparedGraph: PreparedGraphRun, @unchecked Sendable {
     private let sentinels: [Int32]
     private let what: String
     private let timeout: Double
-    private let lock = PluginLock()
+    private let lock = Mutex()
 
     init(process: UnitWorkerProcess, handle: UInt32, arena: SharedArena, graph: IntegerGraph,
          what: String, timeout: Double) {

@@ -54,6 +54,6 @@ public enum IntHyperPayloadError: Error, Equatable, Sendable, CustomStringConver
     }
 
     private func hex(_ b: [UInt8]) -> String {
-        b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+        Hex.spaced(b)
     }
 }

@@ -1,5 +1,6 @@
 // Reading the model set's JSON files with Foundation's decoder, turning its errors into
 // ModelSetErrors that name the file and the JSON path.
+import WaiSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -52,22 +53,5 @@ enum JSONFile {
     }
 
     /// A JSON string literal (the generator writes its files by hand, byte for byte).
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ s: String) -> String { JSONCoding.quoted(s) }
 }

@@ -21,7 +21,7 @@ public enum VideoPayloadError: Error, Equatable, Sendable, CustomStringConvertib
         let p = "video int_hyper payload: "
         switch self {
         case let .badMagic(found):
-            return p + "magic is \(found.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")), "
+            return p + "magic is \(Hex.spaced(found)), "
                 + "expected 89 56 49 48 — not a wai.video.int_hyper payload"
         case let .unsupportedVersion(v):
             return p + "version \(v) is not supported (this host reads version \(VideoIntHyperPayload.version))"

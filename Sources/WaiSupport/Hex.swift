@@ -13,6 +13,11 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// "57 41 49 31": each byte in two digits, spaced, for messages quoting a magic number.
+    public static func spaced(_ bytes: [UInt8]) -> String {
+        bytes.map { encode([$0]) }.joined(separator: " ")
+    }
+
     /// Lowercase only: a canonical spelling keeps signed text and names unambiguous.
     /// nil when `text` has an odd length or any character outside [0-9a-f].
     public static func decode(_ text: String) -> [UInt8]? {
