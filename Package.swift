@@ -45,7 +45,20 @@ let package = Package(
         .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
         // The probe cache's listing identity: libdrm's GPUs (dlopen'ed, as the runtimes do), the CPU affinity.
         .target(name: "MachineIdentity", path: "Sources/MachineIdentity", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiSupport", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity"],
+        // The library in layers, no cycle (docs/architecture.md, "Modules"): the graph, its
+        // reference interpreter, the model container, pictures and the region engine; the
+        // entropy coder and the envelope; the host (plugins, workers, probe, qualification,
+        // spot checks, dispatch, configuration); the capabilities (the codecs). `WaiHost`
+        // re-exports them all.
+        // The op table (docs/integer-ops.md §4, the ABI's wai_op values): the host and the
+        // backends' descriptor reader spell ops from it.
+        .target(name: "WaiOps", path: "Sources/WaiOps"),
+        .target(name: "WaiCore", dependencies: ["WaiSupport", "WaiCrypto", "WaiOps", "CPNG"], path: "Sources/WaiCore"),
+        .target(name: "WaiEntropy", dependencies: ["WaiCore"], path: "Sources/WaiEntropy"),
+        .target(name: "WaiRuntime", dependencies: ["WaiCore", "BackendABI", "WorkerIPC", "MachineIdentity"],
+                path: "Sources/WaiRuntime"),
+        .target(name: "WaiCapabilities", dependencies: ["WaiRuntime", "WaiEntropy"], path: "Sources/WaiCapabilities"),
+        .target(name: "WaiHost", dependencies: ["WaiSupport", "WaiCrypto", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities"],
                 path: "Sources/WaiHost"),
         .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
         // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.
@@ -65,7 +78,7 @@ let package = Package(
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",
                 cSettings: [.unsafeFlags(["-O3"])]),
-        .target(name: "BackendDescriptor", dependencies: ["BackendABI", "WaiSupport"], path: "Sources/BackendDescriptor"),
+        .target(name: "BackendDescriptor", dependencies: ["BackendABI", "WaiSupport", "WaiOps"], path: "Sources/BackendDescriptor"),
         .target(name: "CPUBackend", dependencies: ["BackendABI", "BackendDescriptor", "CPUKernels"],
                 path: "Plugins/CPUBackend/Plugin"),
 
@@ -86,7 +99,7 @@ let package = Package(
         .target(name: "OpenCLBackend", dependencies: ["BackendABI", "BackendDescriptor", "OpenCLRuntime"],
                 path: "Plugins/OpenCLBackend/Plugin"),
 
-        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
+        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities", "BackendABI"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
         .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit"], path: "Tests/CLIKitTests"),

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The probe against backends wrong the way real kernels go wrong (Tests/CPlugins/
 /// defect_backend.c): each is rejected at the stage that looks where its kernels break,

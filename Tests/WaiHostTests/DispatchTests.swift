@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Unit selection, the dispatch decision, and BackendHost.run end to end on the CPU plugin.
 final class DispatchTests: XCTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// `waihost encode / decode / make-model / make-picture` as a user runs them: the report,
 /// the unit that decoded, exit statuses and error messages.

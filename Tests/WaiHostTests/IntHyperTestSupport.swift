@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Shared by the IntHyper*Tests: the bundled samples, a small generated model set, and a
 /// GraphRunner on the CPU backend plugin loaded directly from beside the test bundle.

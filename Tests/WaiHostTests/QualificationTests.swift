@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Model qualification (docs/probe.md §9) on a real decode of the bundled sample model set
 /// (N = 32, M = 48): a backend exact on every probe graph but wrong only at the model's own

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Spot checks on real runs (docs/probe.md §7): a unit that passes the probe and goes wrong
 /// later (defect-after-runs: after 300 runs of one prepared graph) is caught on the first

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// A unit with a buffer limit larger than any probe graph (Tests/CPlugins/defect_backend.c,
 /// DEFECT_SMALL_BUFFERS: `unsupported` past 2^24 + 2^20 elements, as lavapipe past its

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Plugin code runs only in unit workers (docs/probe.md §3): what a plugin prints cannot
 /// forge a verdict or a speed, a debug line costs an exact plugin nothing, a crash or hang
