@@ -101,6 +101,7 @@ let package = Package(
 
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities", "BackendABI"],
                     path: "Tests/WaiHostTests"),
+        .testTarget(name: "WaiSupportTests", dependencies: ["WaiSupport"], path: "Tests/WaiSupportTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
         .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit"], path: "Tests/CLIKitTests"),
         .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests",
