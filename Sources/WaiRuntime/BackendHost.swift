@@ -169,7 +169,7 @@ public final class BackendHost: @unchecked Sendable {
                     continue
                 }
                 var report = RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
-                                       dispatch: (fallback == nil ? kind : fallbackKind).rawValue,
+                                       dispatch: fallback == nil ? kind : fallbackKind,
                                        reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank)
                 report.qualification = notes.isEmpty ? nil : notes
                 return (outputs, report)
@@ -295,7 +295,7 @@ public final class BackendHost: @unchecked Sendable {
         return (outputs, RunReport(unit: UnitKind.cpu.rawValue, backend: "reference",
                                    device: "reference interpreter (host CPU)",
                                    driver: "waihost \(WaiHostVersion.string)",
-                                   dispatch: kind.rawValue, reason: reason, rank: nil))
+                                   dispatch: kind, reason: reason, rank: nil))
     }
 
     private func verifyOnce(_ graph: IntegerGraph) throws {

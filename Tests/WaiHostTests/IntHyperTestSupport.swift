@@ -83,6 +83,6 @@ final class PluginGraphRunner: GraphRunner {
         }
         let info = try plugin.units()[unit]
         return (try p.run(inputs), RunReport(unit: info.kind.rawValue, backend: plugin.name, device: info.device,
-                                             driver: info.driver, dispatch: "forced", reason: "test", rank: nil))
+                                             driver: info.driver, dispatch: .forced, reason: "test", rank: nil))
     }
 }

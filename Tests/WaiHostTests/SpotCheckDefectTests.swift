@@ -39,16 +39,16 @@ final class SpotCheckDefectTests: XCTestCase {
             XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: [input]), "run \(run): never wrong bytes")
             if run <= 300 {
                 XCTAssertEqual(report.backend, "defect-after-runs", "run \(run)")
-                XCTAssertEqual(report.dispatch, "ranked_first", "run \(run)")
+                XCTAssertEqual(report.dispatch, .rankedFirst, "run \(run)")
             } else if demotion == nil {
                 demotion = report
             } else {
                 XCTAssertEqual(report.backend, "reference", "run \(run): the demoted unit is not chosen again")
-                XCTAssertEqual(report.dispatch, "no_accepted_unit")
+                XCTAssertEqual(report.dispatch, .noAcceptedUnit)
             }
         }
         let r = try XCTUnwrap(demotion)
-        XCTAssertEqual(r.dispatch, "dispatch_unit_demoted")
+        XCTAssertEqual(r.dispatch, .unitDemoted)
         XCTAssertEqual(r.backend, "reference")
         XCTAssertTrue(r.reason.contains("defect-after-runs:0 demoted by a spot check"), r.reason)
         XCTAssertTrue(r.reason.contains("tensor y"), r.reason)

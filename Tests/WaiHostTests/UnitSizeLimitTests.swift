@@ -39,7 +39,7 @@ final class UnitSizeLimitTests: XCTestCase {
         // The whole graph: refused, run on the reference interpreter, the limit learned.
         let whole = try runner.run(graph, inputs: [input])
         XCTAssertEqual(whole.report.backend, "reference")
-        XCTAssertEqual(whole.report.dispatch, DispatchKind.unitFailed.rawValue)
+        XCTAssertEqual(whole.report.dispatch, .unitFailed)
         XCTAssertTrue(whole.report.reason.contains("refused a graph with a tensor of \(shape.count) elements"), whole.report.reason)
         XCTAssertEqual(runner.maxTensorElements(for: graph), shape.count / 2)
 

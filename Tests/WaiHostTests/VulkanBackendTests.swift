@@ -199,7 +199,7 @@ final class VulkanBackendTests: XCTestCase {
             guard run.status == 0 else { continue }
             let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout))
             XCTAssertEqual(report.backend, "vulkan", vector.payload)
-            XCTAssertEqual(report.dispatch, "forced", vector.payload)
+            XCTAssertEqual(report.dispatch, .forced, vector.payload)
             XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, vector.payload)
         }
     }

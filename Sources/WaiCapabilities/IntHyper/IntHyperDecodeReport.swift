@@ -13,7 +13,7 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
         public var unit: String
         public var backend: String
         public var device: String
-        public var dispatch: String
+        public var dispatch: DispatchKind
         /// How many tiles it ran in (§3.1; 1: the whole picture at once).
         public var tiles: Int
         /// The units' qualification verdicts for this graph (docs/probe.md §9), when a plugin
@@ -26,7 +26,7 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
     public var backend: String
     public var device: String
     public var driver: String
-    public var dispatch: String
+    public var dispatch: DispatchKind
     public var reason: String
     public var rank: Int?
     /// SHA-256 of the decoded RGB8 rows (width·height·3 bytes, no header).

@@ -100,7 +100,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         let r = f.report
         if frames.isEmpty {
             unit = r.unit; backend = r.backend; device = r.device; driver = r.driver
-            dispatch = r.dispatch; reason = r.reason; rank = r.rank
+            dispatch = r.dispatch.rawValue; reason = r.reason; rank = r.rank
         }
         if let k = units.firstIndex(where: { $0.backend == r.backend && $0.device == r.device && $0.unit == r.unit }) {
             units[k].frames += 1

@@ -6,8 +6,8 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var backend: String
     public var device: String
     public var driver: String
-    /// A DispatchKind's raw value: "ranked_first", "forced", "dispatch_unit_inexact", ….
-    public var dispatch: String
+    /// Why this unit: "ranked_first", "forced", "dispatch_unit_inexact", … in JSON.
+    public var dispatch: DispatchKind
     /// A sentence: why this unit.
     public var reason: String
     /// The unit's rank among accepted units; nil for the reference interpreter.
@@ -16,7 +16,7 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// this run, in order; nil for runs of graphs that name no model set.
     public var qualification: [QualificationNote]?
 
-    public init(unit: String, backend: String, device: String, driver: String, dispatch: String,
+    public init(unit: String, backend: String, device: String, driver: String, dispatch: DispatchKind,
                 reason: String, rank: Int?) {
         self.unit = unit; self.backend = backend; self.device = device; self.driver = driver
         self.dispatch = dispatch; self.reason = reason; self.rank = rank
@@ -24,7 +24,7 @@ public struct RunReport: Codable, Sendable, Equatable {
 }
 
 /// Dispatch decisions, as the report spells them.
-public enum DispatchKind: String, Sendable {
+public enum DispatchKind: String, Codable, Sendable, CustomStringConvertible {
     case rankedFirst = "ranked_first"
     case forced
     case dispatchUnitInexact = "dispatch_unit_inexact"
@@ -40,4 +40,7 @@ public enum DispatchKind: String, Sendable {
     /// computed the graph at the qualification size differently from the reference, so the
     /// graph ran elsewhere; the reason carries the evidence.
     case unitUnqualified = "dispatch_unit_unqualified"
+
+    /// The report's spelling, also in text output.
+    public var description: String { rawValue }
 }
