@@ -36,8 +36,10 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
-        // SHA-256, Ed25519, hex and key files over OpenSSL: one wrapper for the host and the relay.
-        .target(name: "WaiCrypto", dependencies: ["COpenSSL"], path: "Sources/WaiCrypto"),
+        // Locks, clocks, hex and JSON coding: the one implementation every module uses.
+        .target(name: "WaiSupport", path: "Sources/WaiSupport"),
+        // SHA-256, Ed25519 and key files over OpenSSL: one wrapper for the host and the relay.
+        .target(name: "WaiCrypto", dependencies: ["COpenSSL", "WaiSupport"], path: "Sources/WaiCrypto"),
         // Socket pairs, SCM_RIGHTS, memfd and the worker's crash backtrace: kernel interfaces
         // with no Swift spelling (CMSG_* macros, variadic calls).
         .target(name: "WorkerIPC", path: "Sources/WorkerIPC"),
@@ -47,28 +49,40 @@ let package = Package(
         // vectors, chosen at run time (spot checks run them on every decode, docs/probe.md §7).
         .target(name: "RegionKernels", path: "Sources/RegionKernels",
                 cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "WaiHost", dependencies: ["BackendABI", "WaiCrypto", "CPNG", "WorkerIPC", "MachineIdentity",
-                                                "RegionKernels"],
+        // The library in layers, no cycle (docs/architecture.md, "Modules"): the graph, its
+        // reference interpreter, the model container, pictures and the region engine; the
+        // entropy coder and the envelope; the host (plugins, workers, probe, qualification,
+        // spot checks, dispatch, configuration); the capabilities (the codecs). `WaiHost`
+        // re-exports them all.
+        // The op table (docs/integer-ops.md §4, the ABI's wai_op values): the host and the
+        // backends' descriptor reader spell ops from it.
+        .target(name: "WaiOps", path: "Sources/WaiOps"),
+        .target(name: "WaiCore", dependencies: ["WaiSupport", "WaiCrypto", "WaiOps", "CPNG", "RegionKernels"], path: "Sources/WaiCore"),
+        .target(name: "WaiEntropy", dependencies: ["WaiCore"], path: "Sources/WaiEntropy"),
+        .target(name: "WaiRuntime", dependencies: ["WaiCore", "BackendABI", "WorkerIPC", "MachineIdentity"],
+                path: "Sources/WaiRuntime"),
+        .target(name: "WaiCapabilities", dependencies: ["WaiRuntime", "WaiEntropy"], path: "Sources/WaiCapabilities"),
+        .target(name: "WaiHost", dependencies: ["WaiSupport", "WaiCrypto", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities"],
                 path: "Sources/WaiHost"),
         .executableTarget(name: "UnitWorker", dependencies: ["WaiHost"], path: "Sources/UnitWorker"),
         // Benchmark of the isolation's cost per graph run (not a test): swift run -c release IsolationBench.
         .executableTarget(name: "IsolationBench", dependencies: ["WaiHost"], path: "Sources/IsolationBench"),
-        .target(name: "Relay", dependencies: ["WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
-        .target(name: "Audit", dependencies: ["Relay", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
+        .target(name: "Relay", dependencies: ["WaiSupport", "WaiCrypto", "CMicroHTTPD", "CCurl"], path: "Sources/Relay"),
+        .target(name: "Audit", dependencies: ["Relay", "WaiSupport", "WaiCrypto", "CCurl", "CSQLite", "CPostgres"], path: "Sources/Audit"),
         // waihost.h (and its status names); WaiHostC exports the functions it declares with
         // @_cdecl, over the header's own types so the two cannot drift.
         .target(name: "WaiHostCAPI", path: "Sources/WaiHostCAPI"),
-        .target(name: "WaiHostC", dependencies: ["WaiHost", "WaiHostCAPI"], path: "Sources/WaiHostC",
+        .target(name: "WaiHostC", dependencies: ["WaiHost", "WaiHostCAPI", "WaiSupport"], path: "Sources/WaiHostC",
                 // Programs record libwaihost.so.1 (the API major, waihost.h) as what they need.
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libwaihost.so.1"])]),
         // The CLI: its command table, parser (pure, unit-tested by CLIKitTests) and commands;
         // the executable is only main.swift. WaiHost does not depend on it.
-        .target(name: "WaiHostCLIKit", dependencies: ["WaiHost", "BackendABI", "Relay", "Audit"], path: "Sources/WaiHostCLIKit"),
+        .target(name: "WaiHostCLIKit", dependencies: ["WaiHost", "WaiSupport", "BackendABI", "Relay", "Audit"], path: "Sources/WaiHostCLIKit"),
         .executableTarget(name: "WaiHostCLI", dependencies: ["WaiHostCLIKit"], path: "Sources/WaiHostCLI"),
 
         .target(name: "CPUKernels", path: "Plugins/CPUBackend/Kernels",
                 cSettings: [.unsafeFlags(["-O3"])]),
-        .target(name: "BackendDescriptor", dependencies: ["BackendABI"], path: "Sources/BackendDescriptor"),
+        .target(name: "BackendDescriptor", dependencies: ["BackendABI", "WaiSupport", "WaiOps"], path: "Sources/BackendDescriptor"),
         .target(name: "CPUBackend", dependencies: ["BackendABI", "BackendDescriptor", "CPUKernels"],
                 path: "Plugins/CPUBackend/Plugin"),
 
@@ -89,8 +103,9 @@ let package = Package(
         .target(name: "OpenCLBackend", dependencies: ["BackendABI", "BackendDescriptor", "OpenCLRuntime"],
                 path: "Plugins/OpenCLBackend/Plugin"),
 
-        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
+        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities", "BackendABI"],
                     path: "Tests/WaiHostTests"),
+        .testTarget(name: "WaiSupportTests", dependencies: ["WaiSupport"], path: "Tests/WaiSupportTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
         .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit"], path: "Tests/CLIKitTests"),
         .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests",

@@ -11,10 +11,9 @@ cd "$(dirname "$0")/.."
 
 out=.build/bench-entropy
 mkdir -p "$out"
-w=Sources/WaiHost
-if ! swiftc -O -wmo -parse-as-library -module-name WaiHost $w/Entropy/*.swift $w/Probe/Parallel.swift \
-     $w/Plugins/Lock.swift $w/Probe/SplitMix64.swift $w/Capabilities/IntHyper/DiscreteGaussian.swift \
-     $w/Capabilities/IntHyper/DeterministicMath.swift Tests/Bench/entropy/EntropyBench.swift \
+if ! swiftc -O -wmo -parse-as-library -module-name WaiHost -package-name WaiHost Sources/WaiEntropy/Entropy/*.swift \
+     Sources/WaiCore/Support/Parallel.swift Sources/WaiSupport/*.swift Sources/WaiCore/Support/SplitMix64.swift \
+     Sources/WaiCapabilities/IntHyper/DiscreteGaussian.swift Sources/WaiCapabilities/IntHyper/DeterministicMath.swift Tests/Bench/entropy/EntropyBench.swift \
      -o "$out/entropy-bench" >"$out/build.log" 2>&1; then
   cat "$out/build.log" >&2
   exit 1

@@ -18,12 +18,12 @@ targets=("$@")
 out=.build/fuzz-entropy
 mkdir -p "$out/artifacts"
 
-entropy="Sources/WaiHost/Entropy/*.swift Sources/WaiHost/Probe/Parallel.swift Sources/WaiHost/Plugins/Lock.swift"
+entropy="Sources/WaiEntropy/Entropy/*.swift Sources/WaiCore/Support/Parallel.swift Sources/WaiSupport/*.swift"
 
 sources_for() {
   case "$1" in
-    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiHost/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift ;;
-    # The entropy sources run lanes on the parallel helper (Probe/Parallel.swift).
+    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiEntropy/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift ;;
+    # The entropy sources run lanes on the parallel helper (Sources/WaiCore/Support/Parallel.swift).
     rans)     echo Tests/Fuzz/envelope/RansFuzz.swift $entropy ;;
     lanes)    echo Tests/Fuzz/envelope/LaneFuzz.swift $entropy ;;
     *) echo "unknown fuzz target '$1' (envelope, rans, lanes)" >&2; return 1 ;;
@@ -47,7 +47,7 @@ status=0
 for target in "${targets[@]}"; do
   binary="$out/$target-fuzz"
   # shellcheck disable=SC2046
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -use-ld=lld \
+  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
        -I Sources/COpenSSL $(sources_for "$target") -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
     cat "$out/$target-build.log" >&2
     exit 1

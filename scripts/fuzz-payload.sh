@@ -20,21 +20,22 @@ fi
 out=.build/fuzz-payload
 mkdir -p "$out/artifacts" "$out/corpus"
 
-w=Sources/WaiHost
-sources=($w/Capabilities/GraphRunner.swift $w/Capabilities/CapabilityRegistry.swift $w/Capabilities/LocalFile.swift
-         $(ls $w/Capabilities/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
-         $w/Image/RGB8Image.swift $w/Entropy/*.swift $w/Envelope/*.swift $w/Graph/*.swift $w/Model/*.swift
-         $w/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift $w/Dispatch/RunReport.swift $w/Dispatch/HostError.swift
-         $w/Probe/SplitMix64.swift $w/Probe/Parallel.swift $w/Plugins/Lock.swift Tests/Fuzz/payload/PayloadFixture.swift)
+# The layers' files compiled as one module (docs/architecture.md, "Modules").
+core=Sources/WaiCore caps=Sources/WaiCapabilities host=Sources/WaiRuntime
+sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $core/Support/LocalFile.swift
+         $(ls $caps/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
+         $core/Image/RGB8Image.swift Sources/WaiEntropy/Entropy/*.swift Sources/WaiEntropy/Envelope/*.swift $core/Graph/*.swift $core/Model/*.swift
+         $core/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift Sources/WaiOps/*.swift $host/Dispatch/RunReport.swift $host/Dispatch/HostError.swift $host/Qualification/ModelGraphID.swift
+         $core/Support/SplitMix64.swift $core/Support/Parallel.swift Tests/Fuzz/payload/PayloadFixture.swift)
 
-if ! swiftc -O -parse-as-library -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
+if ! swiftc -O -parse-as-library -module-name WaiHost -package-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
      Tests/Fuzz/payload/CorpusGenerator.swift -lcrypto -o "$out/payload-corpus" >"$out/generator-build.log" 2>&1; then
   cat "$out/generator-build.log" >&2
   exit 1
 fi
 "$out/payload-corpus" "$out/corpus" >/dev/null
 
-if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -use-ld=lld \
+if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
      -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/payload/PayloadFuzz.swift -lcrypto \
      -o "$out/payload-fuzz" >"$out/fuzz-build.log" 2>&1; then
   cat "$out/fuzz-build.log" >&2

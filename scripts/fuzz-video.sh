@@ -25,19 +25,20 @@ targets=("$@")
 out=.build/fuzz-video
 mkdir -p "$out/artifacts" "$out/corpus/y4m" "$out/corpus/payload"
 
-w=Sources/WaiHost
-y4m_sources=($w/Image/Y4M.swift $w/Image/Y4MError.swift $w/Image/RGB8Image.swift
-             Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift)
+# The layers' files compiled as one module (docs/architecture.md, "Modules").
+core=Sources/WaiCore caps=Sources/WaiCapabilities host=Sources/WaiRuntime
+y4m_sources=($core/Image/Y4M.swift $core/Image/Y4MError.swift $core/Image/RGB8Image.swift
+             Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift)
 # The int_hyper payload harness's sources (scripts/fuzz-payload.sh), the video ones and the Y4M side.
-payload_sources=($w/Capabilities/GraphRunner.swift $w/Capabilities/CapabilityRegistry.swift $w/Capabilities/LocalFile.swift
-         $(ls $w/Capabilities/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
-         $(ls $w/Capabilities/VideoIntHyper/*.swift | grep -v VideoDecodeReport)
-         $w/Image/RGB8Image.swift $w/Image/Y4M.swift $w/Image/Y4MError.swift $w/Image/YCbCrBT601.swift
-         $w/Entropy/*.swift $w/Envelope/*.swift $w/Graph/*.swift $w/Model/*.swift
-         $w/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift
-         $w/Dispatch/RunReport.swift $w/Dispatch/HostError.swift $w/Probe/SplitMix64.swift Tests/Fuzz/payload/PayloadFixture.swift)
+payload_sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $core/Support/LocalFile.swift
+         $(ls $caps/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
+         $(ls $caps/VideoIntHyper/*.swift | grep -v VideoDecodeReport)
+         $core/Image/RGB8Image.swift $core/Image/Y4M.swift $core/Image/Y4MError.swift $core/Image/YCbCrBT601.swift
+         Sources/WaiEntropy/Entropy/*.swift Sources/WaiEntropy/Envelope/*.swift $core/Graph/*.swift $core/Model/*.swift
+         $core/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift Sources/WaiOps/*.swift
+         $host/Dispatch/RunReport.swift $host/Dispatch/HostError.swift $host/Qualification/ModelGraphID.swift $core/Support/SplitMix64.swift Tests/Fuzz/payload/PayloadFixture.swift)
 
-if ! swiftc -O -parse-as-library -module-name WaiHost -I Sources/COpenSSL "${payload_sources[@]}" \
+if ! swiftc -O -parse-as-library -module-name WaiHost -package-name WaiHost -I Sources/COpenSSL "${payload_sources[@]}" \
      Tests/Fuzz/video/CorpusGenerator.swift -lcrypto -o "$out/video-corpus" >"$out/generator-build.log" 2>&1; then
   cat "$out/generator-build.log" >&2
   exit 1
@@ -52,7 +53,7 @@ for target in "${targets[@]}"; do
     *) echo "unknown fuzz target '$target' (y4m, payload)" >&2; exit 2 ;;
   esac
   binary="$out/$target-fuzz"
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -use-ld=lld \
+  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
        -I Sources/COpenSSL "${sources[@]}" -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
     cat "$out/$target-build.log" >&2
     exit 1

@@ -20,17 +20,17 @@ out=.build/fuzz-model
 mkdir -p "$out/artifacts" "$out/corpus"
 
 # The sources decode needs, plus the reference interpreter the harness runs accepted graphs on.
-sources=(Sources/WaiHost/Graph/*.swift Sources/WaiHost/Model/*.swift Sources/WaiHost/Reference/*.swift
-         Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift)
+sources=(Sources/WaiCore/Graph/*.swift Sources/WaiCore/Model/*.swift Sources/WaiCore/Reference/*.swift
+         Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift Sources/WaiOps/*.swift)
 
-if ! swiftc -O -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
+if ! swiftc -O -module-name WaiHost -package-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
      Tests/Fuzz/model/CorpusGenerator.swift -lcrypto -o "$out/corpus-generator" >"$out/generator-build.log" 2>&1; then
   cat "$out/generator-build.log" >&2
   exit 1
 fi
 "$out/corpus-generator" "$out/corpus"
 
-if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -use-ld=lld \
+if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
      -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/model/ModelFuzz.swift -lcrypto \
      -o "$out/model-fuzz" >"$out/fuzz-build.log" 2>&1; then
   cat "$out/fuzz-build.log" >&2

@@ -14,8 +14,8 @@ out="${1:-$root/.build/deb}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-version="$(sed -n 's/^ *public static let string = "\([0-9][0-9.]*\)"$/\1/p' "$root/Sources/WaiHost/HostConfiguration.swift")"
-[ -n "$version" ] || { echo "package-deb: cannot read WaiHostVersion.string from Sources/WaiHost/HostConfiguration.swift" >&2; exit 1; }
+version="$(sed -n 's/^ *public static let string = "\([0-9][0-9.]*\)"$/\1/p' "$root/Sources/WaiRuntime/HostConfiguration.swift")"
+[ -n "$version" ] || { echo "package-deb: cannot read WaiHostVersion.string from Sources/WaiRuntime/HostConfiguration.swift" >&2; exit 1; }
 arch="$(dpkg --print-architecture)"
 work="$(mktemp -d "$out/.stage.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

@@ -1,6 +1,7 @@
 // The signed statements of a bundle (docs/audit-bundle.md §3, §4): the binding of the session
 // key, and the chained records under it. Field names on the wire are snake_case.
 
+import WaiSupport
 import Foundation
 
 public enum AuditPayloadType {
@@ -227,8 +228,7 @@ public struct AuditRecord: Codable, Equatable, Sendable {
 
 enum PayloadCoding {
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let e = JSONCoding.encoder(pretty: false)
         e.keyEncodingStrategy = .convertToSnakeCase
         guard let d = try? e.encode(value) else { preconditionFailure("audit: value is not representable as JSON") }
         return [UInt8](d)

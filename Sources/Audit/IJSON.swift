@@ -6,6 +6,8 @@
 // of the same signed bytes could disagree; this one gives every input one meaning or none,
 // and names the JSON path of what it refuses.
 
+import WaiSupport
+
 /// A parsed I-JSON value. Objects keep their members in order; names are unique.
 public enum IJSON: Equatable, Sendable {
     case null
@@ -58,24 +60,7 @@ public enum IJSON: Equatable, Sendable {
     }
 
     private static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        out += "\""
+        out += JSONCoding.quoted(s)
     }
 }
 

@@ -2,6 +2,7 @@
 // escaped. Signatures never depend on it (DSSE carries payload bytes), but a fixed spelling
 // makes bundles reproducible and their SHA-256 stable across writers.
 
+import WaiSupport
 import Foundation
 
 enum JSONText {
@@ -14,9 +15,7 @@ enum JSONText {
     }
 
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let d = try? e.encode(value) else { preconditionFailure("audit: value is not representable as JSON") }
+        guard let d = try? JSONCoding.encoder(pretty: false).encode(value) else { preconditionFailure("audit: value is not representable as JSON") }
         return [UInt8](d)
     }
 }

@@ -1,3 +1,4 @@
+import WaiSupport
 import BackendABI
 #if canImport(Glibc)
 import Glibc
@@ -51,17 +52,9 @@ package func negotiateBackend<B: ABIBackend>(_ backend: B.Type, hostMajor: UInt3
 private var registeredBackend: (any ABIBackend.Type)?
 private var table: UnsafeMutablePointer<wai_backend_iface>?
 
-private let registryLock: UnsafeMutablePointer<pthread_mutex_t> = {
-    let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(lock, nil)
-    return lock
-}()
+private let registryLock = Mutex()
 
-private func locked<T>(_ body: () -> T) -> T {
-    pthread_mutex_lock(registryLock)
-    defer { pthread_mutex_unlock(registryLock) }
-    return body()
-}
+private func locked<T>(_ body: () -> T) -> T { registryLock.withLock(body) }
 
 private func backendType() -> (any ABIBackend.Type)? { locked { registeredBackend } }
 

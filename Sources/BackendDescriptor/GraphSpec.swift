@@ -1,6 +1,8 @@
 /// A graph descriptor after validation, copied out of the host's memory
 /// (docs/backend-abi.md §6: the descriptor is valid only during graph_prepare).
 
+import WaiOps
+
 package struct TensorSpec {
     package let channels: Int
     package let height: Int
@@ -46,18 +48,21 @@ package enum OpSpec {
     case lookup(table: [Int32], offset: Int32)
     case inverseGDN(InverseGDNSpec)
 
-    package var name: String {
+    /// Its row of the op table.
+    package var kind: OpKind {
         switch self {
-        case .conv(let c): return c.transposed ? "conv_transpose2d" : "conv2d"
-        case .requantize: return "requantize"
-        case .add: return "add"
-        case .clamp: return "clamp"
-        case .depthToSpace: return "depth_to_space"
-        case .concat: return "concat"
-        case .lookup: return "lookup"
-        case .inverseGDN: return "inverse_gdn"
+        case .conv(let c): return c.transposed ? .convTranspose2d : .conv2d
+        case .requantize: return .requantize
+        case .add: return .add
+        case .clamp: return .clamp
+        case .depthToSpace: return .depthToSpace
+        case .concat: return .concat
+        case .lookup: return .lookup
+        case .inverseGDN: return .inverseGDN
         }
     }
+
+    package var name: String { kind.name }
 }
 
 package struct NodeSpec {

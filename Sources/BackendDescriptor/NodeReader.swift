@@ -1,3 +1,4 @@
+import WaiOps
 import BackendABI
 
 /// One node descriptor: its op's parameters (copied), ranges and shapes, per
@@ -7,20 +8,7 @@ struct NodeReader {
     let index: Int
     let tensors: [TensorSpec]
 
-    private var opName: String {
-        switch desc.op {
-        case WAI_OP_CONV2D.rawValue: return "conv2d"
-        case WAI_OP_CONV_TRANSPOSE2D.rawValue: return "conv_transpose2d"
-        case WAI_OP_REQUANTIZE.rawValue: return "requantize"
-        case WAI_OP_ADD.rawValue: return "add"
-        case WAI_OP_CLAMP.rawValue: return "clamp"
-        case WAI_OP_DEPTH_TO_SPACE.rawValue: return "depth_to_space"
-        case WAI_OP_CONCAT.rawValue: return "concat"
-        case WAI_OP_LOOKUP.rawValue: return "lookup"
-        case WAI_OP_INVERSE_GDN.rawValue: return "inverse_gdn"
-        default: return "op \(desc.op)"
-        }
-    }
+    private var opName: String { OpKind(rawValue: desc.op)?.name ?? "op \(desc.op)" }
 
     private func fail(_ problem: String) -> BackendFailure {
         .invalid("graph_prepare: node \(index) (\(opName)): \(problem)")
@@ -33,8 +21,8 @@ struct NodeReader {
     }
 
     func read() throws -> NodeSpec {
-        guard (WAI_OP_CONV2D.rawValue...WAI_OP_INVERSE_GDN.rawValue).contains(desc.op) else {
-            throw BackendFailure.unsupported("graph_prepare: node \(index) has op code \(desc.op), which this backend does not know (ABI 1.0 ops are 1…9)")
+        guard OpKind(rawValue: desc.op) != nil else {
+            throw BackendFailure.unsupported("graph_prepare: node \(index) has op code \(desc.op), which this backend does not know (ABI 1.0 ops are \(OpKind.codeRange))")
         }
         let arity = Int(desc.n_inputs)
         guard arity >= 1, arity <= 1 << 16 else { throw fail("has \(arity) inputs; 1…65536 expected") }

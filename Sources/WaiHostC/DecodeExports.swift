@@ -114,12 +114,12 @@ func makeReport(_ r: IntHyperDecodeReport, host: BackendHost) throws -> UnsafeMu
         index = Int32(clamping: i)
     }
     let json = try JSONText.of(r)
-    var block = try CBlock<waihost_report>(count: 1, strings: [r.unit, r.backend, r.device, r.driver, r.dispatch,
+    var block = try CBlock<waihost_report>(count: 1, strings: [r.unit, r.backend, r.device, r.driver, r.dispatch.rawValue,
                                                                r.reason, r.sha256, json])
     block.elements.pointee = waihost_report(
         struct_size: MemoryLayout<waihost_report>.size,
         unit_kind: block.string(r.unit), backend: block.string(r.backend), unit_index: index,
-        device: block.string(r.device), driver: block.string(r.driver), dispatch: block.string(r.dispatch),
+        device: block.string(r.device), driver: block.string(r.driver), dispatch: block.string(r.dispatch.rawValue),
         reason: block.string(r.reason), rank: Int32(clamping: r.rank ?? 0), sha256: block.string(r.sha256),
         width: UInt32(r.width), height: UInt32(r.height), json: block.string(json))
     return block.elements

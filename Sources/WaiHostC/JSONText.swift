@@ -1,3 +1,4 @@
+import WaiSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,8 +8,6 @@ import Foundation
 /// The JSON the C API hands out: the same key-sorted, pretty form as the CLI's `--json`.
 enum JSONText {
     static func of<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try JSONCoding.text(value)
     }
 }

@@ -42,7 +42,7 @@ final class OutputTests: XCTestCase {
                                   driver: "waihost-cpu 1.0 avx2", state: .accepted, rank: 2, reason: "exact")
         let probe = ProbeResult(units: [cpu, vulkan])
         let report = RunReport(unit: "gpu", backend: "vulkan", device: "AMD Radeon RX 6800", driver: vulkan.driver,
-                               dispatch: "ranked_first", reason: "ranked first", rank: 1)
+                               dispatch: .rankedFirst, reason: "ranked first", rank: 1)
         let id = UnitIdentity(report, probe: probe)
         XCTAssertEqual(id.unitIndex, 1)
         XCTAssertEqual(id.selector, "vulkan:1")
@@ -52,11 +52,11 @@ final class OutputTests: XCTestCase {
         XCTAssertEqual(o["backend"] as? String, "vulkan")
         XCTAssertEqual((o["device_identity"] as? [String: Any])?["pci_address"] as? String, "0000:0a:00.0")
 
-        let onCPU = UnitIdentity(RunReport(unit: "cpu", backend: "cpu", device: "Xeon", driver: cpu.driver, dispatch: "forced",
+        let onCPU = UnitIdentity(RunReport(unit: "cpu", backend: "cpu", device: "Xeon", driver: cpu.driver, dispatch: .forced,
                                            reason: "", rank: 2), probe: probe)
         XCTAssertEqual(onCPU.unitIndex, 2)
         XCTAssertNil(onCPU.deviceIdentity, "no PCI address: named by backend, index and device")
-        let reference = UnitIdentity(RunReport(unit: "cpu", backend: "reference", device: "host", driver: "", dispatch: "forced",
+        let reference = UnitIdentity(RunReport(unit: "cpu", backend: "reference", device: "host", driver: "", dispatch: .forced,
                                                reason: "", rank: nil), probe: probe)
         XCTAssertNil(reference.unitIndex)
         XCTAssertEqual(reference.selector, "reference")

@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// docs/backend-abi.md §2.3: struct sizes survive the first minor. A header with one member
 /// appended to every struct (a stand-in 1.1) builds a C host-side loader and the plain-C

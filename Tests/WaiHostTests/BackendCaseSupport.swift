@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The seeded cases every backend is checked against the reference on. One generator for
 /// all backend test classes, so each backend sees the same seeds and the same cases.

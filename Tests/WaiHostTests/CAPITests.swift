@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The C API as a C program uses it (docs/c-api.md): libwaihost and waihost.h installed
 /// into a private prefix by scripts/install-capi.sh, Examples/CDecode compiled with

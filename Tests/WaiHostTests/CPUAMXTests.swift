@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The CPU backend's AMX tile path (docs/cpu-kernels.md): int16 products as one, two or four
 /// int8 tile products chosen per layer from the input's certified interval and the weights,

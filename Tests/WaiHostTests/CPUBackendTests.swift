@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The exactness probe, out of process, on the plain-C backend and its deliberately wrong
 /// variants, all in one plugin folder (docs/backend-abi.md §10, §12): the good one is

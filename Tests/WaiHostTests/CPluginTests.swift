@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// A backend written in plain C against the header alone (Tests/CPlugins/ref_backend.c),
 /// compiled here with `cc`, loads through the host and computes exactly; each of its

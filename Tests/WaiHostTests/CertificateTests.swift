@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// docs/integer-ops.md §1, §4 (structure, shapes) and §5 (the bounds certificate).
 final class CertificateTests: XCTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The probe against backends wrong the way real kernels go wrong (Tests/CPlugins/
 /// defect_backend.c): each is rejected at the stage that looks where its kernels break,
@@ -97,12 +101,12 @@ final class DefectBackendTests: XCTestCase {
         let (out1, r1) = try host.run(plain, inputs: [input], on: .best)
         XCTAssertEqual(out1, try ReferenceInterpreter.run(plain, inputs: [input]))
         XCTAssertEqual(r1.backend, "defect-no-lookup")
-        XCTAssertEqual(r1.dispatch, "ranked_first")
+        XCTAssertEqual(r1.dispatch, .rankedFirst)
 
         let (out2, r2) = try host.run(withLookup, inputs: [input], on: .backend("defect-no-lookup"))
         XCTAssertEqual(out2, try ReferenceInterpreter.run(withLookup, inputs: [input]))
         XCTAssertEqual(r2.backend, "reference")
-        XCTAssertEqual(r2.dispatch, "dispatch_unit_inexact")
+        XCTAssertEqual(r2.dispatch, .dispatchUnitInexact)
         XCTAssertTrue(r2.reason.contains("not accepted for lookup (unsupported)"), r2.reason)
     }
 

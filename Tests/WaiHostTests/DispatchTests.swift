@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Unit selection, the dispatch decision, and BackendHost.run end to end on the CPU plugin.
 final class DispatchTests: XCTestCase {
@@ -121,7 +125,7 @@ final class DispatchTests: XCTestCase {
         XCTAssertEqual(outputs, expected)
         XCTAssertEqual(report.unit, "cpu")
         XCTAssertEqual(report.backend, "cpu")
-        XCTAssertEqual(report.dispatch, "ranked_first")
+        XCTAssertEqual(report.dispatch, .rankedFirst)
         XCTAssertEqual(report.rank, 1)
         XCTAssertFalse(report.device.isEmpty)
         XCTAssertFalse(report.driver.isEmpty)
@@ -129,14 +133,14 @@ final class DispatchTests: XCTestCase {
         for s in [UnitSelection.backendUnit("cpu", 0), .backend("cpu"), .kind(.cpu)] {
             let (o, r) = try host.run(graph, inputs: inputs, on: s)
             XCTAssertEqual(o, expected, "\(s)")
-            XCTAssertEqual(r.dispatch, "forced", "\(s)")
+            XCTAssertEqual(r.dispatch, .forced, "\(s)")
             XCTAssertEqual(r.backend, "cpu", "\(s)")
         }
         let (o, r) = try host.run(graph, inputs: inputs, on: .reference)
         XCTAssertEqual(o, expected)
         XCTAssertEqual(r.backend, "reference")
         XCTAssertEqual(r.unit, "cpu")
-        XCTAssertEqual(r.dispatch, "forced")
+        XCTAssertEqual(r.dispatch, .forced)
         XCTAssertNil(r.rank)
 
         XCTAssertThrowsError(try host.run(graph, inputs: inputs, on: .kind(.gpu))) { error in
@@ -186,13 +190,13 @@ final class DispatchTests: XCTestCase {
         let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
         let (o1, forced) = try host.run(graph, inputs: inputs, on: .backendUnit("cpu", 0))
         XCTAssertEqual(o1, expected)
-        XCTAssertEqual(forced.dispatch, "dispatch_unit_inexact")
+        XCTAssertEqual(forced.dispatch, .dispatchUnitInexact)
         XCTAssertEqual(forced.backend, "reference")
         XCTAssertTrue(forced.reason.contains(planted), forced.reason)
 
         let (o2, best) = try host.run(graph, inputs: inputs)
         XCTAssertEqual(o2, expected)
-        XCTAssertEqual(best.dispatch, "no_accepted_unit")
+        XCTAssertEqual(best.dispatch, .noAcceptedUnit)
         XCTAssertEqual(best.backend, "reference")
     }
 
@@ -208,7 +212,7 @@ final class DispatchTests: XCTestCase {
         let (graph, inputs) = try HostTestSupport.smallGraph()
         let (outputs, report) = try host.run(graph, inputs: inputs)
         XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
-        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.dispatch, .unitFailed)
         XCTAssertEqual(report.backend, "reference")
         XCTAssertTrue(report.reason.contains(HostError.pluginChanged(path: dir + "/libWaiCPUBackend.so").description),
                       report.reason)

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// docs/envelope.md: layout (§1), names (§2), parsing errors with field and offset (§3).
 final class EnvelopeTests: XCTestCase {

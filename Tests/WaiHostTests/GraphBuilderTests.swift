@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 final class GraphBuilderTests: XCTestCase {
     private func iv(_ lo: Int64, _ hi: Int64) -> Interval { Interval(lo: lo, hi: hi) }

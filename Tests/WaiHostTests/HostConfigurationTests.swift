@@ -1,7 +1,11 @@
 // The configuration files, their precedence and the plugin search order
 // (docs/configuration.md).
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 final class HostConfigurationTests: XCTestCase {
     private var dir = ""

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// `waihost encode / decode / make-model / make-picture` as a user runs them: the report,
 /// the unit that decoded, exit statuses and error messages.
@@ -85,14 +89,14 @@ final class IntHyperCLITests: XCTestCase {
         XCTAssertEqual(SHA256.hex(ref.stdout), golden.vectors[0].sha256)
         let refReport = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(ref.stderr.utf8))
         XCTAssertEqual(refReport.backend, "reference")
-        XCTAssertEqual(refReport.dispatch, "forced")
+        XCTAssertEqual(refReport.dispatch, .forced)
 
         // --backend NAME: the CPU backend is named "cpu", like the unit kind.
         let forced = try waihost(["decode", sample, "--model", IntHyperTestSupport.sampleModel, "-o", dir + "/f.rgb",
                                   "--backend", "cpu:0", "--json", "--plugin-dir", plugins])
         XCTAssertEqual(forced.status, 0, forced.stderr)
         let forcedReport = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(forced.stdout))
-        XCTAssertEqual(forcedReport.dispatch, "forced")
+        XCTAssertEqual(forcedReport.dispatch, .forced)
         XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(dir + "/f.rgb")), golden.vectors[0].sha256)
     }
 

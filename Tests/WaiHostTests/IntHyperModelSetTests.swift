@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Model sets: the seeded generator, the folder format, and every refusal naming the file
 /// and where in it (docs/capabilities/int_hyper.md §2, §7).

@@ -1,6 +1,10 @@
 import CPNG
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Pictures in and out: PNG through libpng, RGB8 only, exact samples (no colour
 /// management), clear errors for everything else.

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Bad payloads and envelopes get a clear, typed error — never a crash, a hang or a
 /// picture from the wrong model set (docs/capabilities/int_hyper.md §4, §5).

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Payload versions 1 and 2 (docs/capabilities/int_hyper.md §4, §5): the same picture from
 /// either, version 2 by default, version 1 still decoded, and a bad version-2 lane stream

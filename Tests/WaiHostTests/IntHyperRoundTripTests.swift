@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// wai.neural.int_hyper end to end: the golden vectors on the reference interpreter and on
 /// the CPU backend, encoder reproducibility, and round trips at awkward sizes.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Shared by the IntHyper*Tests: the bundled samples, a small generated model set, and a
 /// GraphRunner on the CPU backend plugin loaded directly from beside the test bundle.
@@ -79,6 +83,6 @@ final class PluginGraphRunner: GraphRunner {
         }
         let info = try plugin.units()[unit]
         return (try p.run(inputs), RunReport(unit: info.kind.rawValue, backend: plugin.name, device: info.device,
-                                             driver: info.driver, dispatch: "forced", reason: "test", rank: nil))
+                                             driver: info.driver, dispatch: .forced, reason: "test", rank: nil))
     }
 }

@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -254,7 +258,7 @@ final class OpenCLBackendTests: XCTestCase {
         // h_s runs first: its run meets the failure and falls back; g_s then finds opencl:0 failed.
         let first = try XCTUnwrap(report.runs.first, "\(report)")
         XCTAssertEqual(first.graph, "h_s")
-        XCTAssertEqual(first.dispatch, "dispatch_unit_failed", "\(report.runs)")
+        XCTAssertEqual(first.dispatch, .unitFailed, "\(report.runs)")
         XCTAssertFalse(report.runs.contains { $0.backend == "opencl" }, "every opencl unit fails under the hook: \(report.runs)")
         // The first run on the unit is its model qualification for h_s (docs/probe.md §9):
         // the failure is met there, and the unit is marked failed the same way.
@@ -297,7 +301,7 @@ final class OpenCLBackendTests: XCTestCase {
             guard run.status == 0 else { continue }
             let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout.utf8))
             XCTAssertEqual(report.backend, "opencl", vector.payload)
-            XCTAssertEqual(report.dispatch, "forced", vector.payload)
+            XCTAssertEqual(report.dispatch, .forced, vector.payload)
             XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, vector.payload)
         }
     }

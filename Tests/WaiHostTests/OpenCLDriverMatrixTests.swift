@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Intel's OpenCL CPU runtime (PyPI intel-opencl-rt, installed by
 /// `scripts/driver-matrix.sh --install-intel`; docs/drivers.md §1) registered through an ICD

@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Paths and folders the host-side tests share: the build products beside the test
 /// bundle (the real CPU plugin, the `waihost` binary) and private temporary folders.

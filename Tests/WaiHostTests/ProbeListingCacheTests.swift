@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The cached listing of a warm probe (docs/probe.md §5, "Listing"): reused while the cheap
 /// identity holds, listed again by the plugin's worker as soon as a driver manifest, a

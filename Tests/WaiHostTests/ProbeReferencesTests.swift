@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// One probe run builds each stage once and runs each case once on the reference for all
 /// its units (ProbeReferences), and the units still see the reference's own outputs.

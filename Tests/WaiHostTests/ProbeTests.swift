@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The exactness probe: its suite, its comparison, ranking, timing and the cache.
 /// Deliberately wrong C backends are probed in CPluginProbeTests, and the ways a unit

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Model qualification (docs/probe.md §9) on a real decode of the bundled sample model set
 /// (N = 32, M = 48): a backend exact on every probe graph but wrong only at the model's own
@@ -68,7 +72,7 @@ final class QualificationTests: XCTestCase {
         let first = try decodeOdd(try host(cache: cache), on: .backend("plainc"))
         for report in [first.hyperSynthesisReport, first.synthesisReport] {
             XCTAssertEqual(report.backend, "plainc", report.reason)
-            XCTAssertEqual(report.dispatch, "forced")
+            XCTAssertEqual(report.dispatch, .forced)
             let note = try XCTUnwrap(report.qualification?.first)
             XCTAssertEqual(report.qualification?.count, 1)
             XCTAssertEqual(note.unit, "plainc:0")
@@ -117,7 +121,7 @@ final class QualificationTests: XCTestCase {
 
         // h_s ends in a conv2d to M = 48 channels: refused, run on the exact unit instead.
         let hs = result.hyperSynthesisReport
-        XCTAssertEqual(hs.dispatch, "dispatch_unit_unqualified")
+        XCTAssertEqual(hs.dispatch, .unitUnqualified)
         XCTAssertEqual(hs.backend, "plainc")
         for words in ["model-channels:0 is not qualified for h_s of model set sample-n32-m48 1", "stage qualification",
                       "conv2d", "expected", "got"] {
@@ -139,7 +143,7 @@ final class QualificationTests: XCTestCase {
 
         // The refusal is cached: a new host does not let the unit run h_s either.
         let again = try decodeOdd(try host(cache: cache), on: .backend("model-channels")).hyperSynthesisReport
-        XCTAssertEqual(again.dispatch, "dispatch_unit_unqualified")
+        XCTAssertEqual(again.dispatch, .unitUnqualified)
         XCTAssertEqual(again.backend, "plainc")
         XCTAssertEqual(again.qualification?.first?.cached, true)
         XCTAssertEqual(again.qualification?.first?.verdict, refused.verdict)

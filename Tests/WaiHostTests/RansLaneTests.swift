@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// docs/entropy-coding.md §8: lane streams — layout (§8.1–§8.2), the encoder's lane count
 /// (§8.3), decoding on several threads (§8.4), and what is refused (§8.5).

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// docs/entropy-coding.md: tables (§1), values (§2), bypass (§3), coder (§4), layout (§5),
 /// errors and the final-state check (§6).

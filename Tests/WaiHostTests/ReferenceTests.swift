@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// docs/integer-ops.md §3 and §4 against hand-computed values, and the reference's fast
 /// loops against the formulas evaluated literally.

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The region engine (docs/probe.md §7): a window of any output, evaluated from the
 /// graph's inputs through the windows it depends on, equals the same elements of a whole

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Spot checks on real runs (docs/probe.md §7): a unit that passes the probe and goes wrong
 /// later (defect-after-runs: after 300 runs of one prepared graph) is caught on the first
@@ -52,17 +56,17 @@ final class SpotCheckDefectTests: XCTestCase {
             XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: [input]), "run \(run): never wrong bytes")
             if run <= goodRuns {
                 XCTAssertEqual(report.backend, "defect-after-runs", "run \(run)")
-                XCTAssertEqual(report.dispatch, "ranked_first", "run \(run)")
+                XCTAssertEqual(report.dispatch, .rankedFirst, "run \(run)")
                 XCTAssertNotNil(report.spotCheckCPUMilliseconds, "run \(run) was checked")
             } else if demotion == nil {
                 demotion = report
             } else {
                 XCTAssertEqual(report.backend, "reference", "run \(run): the demoted unit is not chosen again")
-                XCTAssertEqual(report.dispatch, "no_accepted_unit")
+                XCTAssertEqual(report.dispatch, .noAcceptedUnit)
             }
         }
         let r = try XCTUnwrap(demotion)
-        XCTAssertEqual(r.dispatch, "dispatch_unit_demoted")
+        XCTAssertEqual(r.dispatch, .unitDemoted)
         XCTAssertEqual(r.backend, "reference")
         XCTAssertTrue(r.reason.contains("defect-after-runs:0 demoted by a spot check"), r.reason)
         XCTAssertTrue(r.reason.contains("tensor y"), r.reason)

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Tiled decoding and encoding (docs/capabilities/int_hyper.md §3.1): every tiling gives the
 /// bytes of the untiled run — tiles that do not divide the picture, one-pixel tiles and

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// A unit with a buffer limit larger than any probe graph (Tests/CPlugins/defect_backend.c,
 /// DEFECT_SMALL_BUFFERS: `unsupported` past 2^24 + 2^20 elements, as lavapipe past its
@@ -35,7 +39,7 @@ final class UnitSizeLimitTests: XCTestCase {
         // The whole graph: refused, run on the reference interpreter, the limit learned.
         let whole = try runner.run(graph, inputs: [input])
         XCTAssertEqual(whole.report.backend, "reference")
-        XCTAssertEqual(whole.report.dispatch, DispatchKind.unitFailed.rawValue)
+        XCTAssertEqual(whole.report.dispatch, .unitFailed)
         XCTAssertTrue(whole.report.reason.contains("refused a graph with a tensor of \(shape.count) elements"), whole.report.reason)
         XCTAssertEqual(runner.maxTensorElements(for: graph), shape.count / 2)
 

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Re-sized graphs are verified once per model set and size (VerifiedInstantiations): the
 /// same graph at the same size is not verified again, and no other graph or size ever

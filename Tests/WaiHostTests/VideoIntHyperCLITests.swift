@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// `wai.video.int_hyper` as a user meets it (docs/capabilities/video_int_hyper.md §8–§10):
 /// `waihost encode/decode` on the bundled clip and on clips made at test time, the Y4M played

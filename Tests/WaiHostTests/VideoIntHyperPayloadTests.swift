@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The `wai.video.int_hyper` payload (docs/capabilities/video_int_hyper.md §4) and its decode
 /// (§6) on the reference interpreter with a small generated model set: every field bounded,

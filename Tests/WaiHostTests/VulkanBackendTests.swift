@@ -1,7 +1,11 @@
 import BackendABI
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -195,7 +199,7 @@ final class VulkanBackendTests: XCTestCase {
             guard run.status == 0 else { continue }
             let report = try JSONDecoder().decode(IntHyperDecodeReport.self, from: Data(run.stdout))
             XCTAssertEqual(report.backend, "vulkan", vector.payload)
-            XCTAssertEqual(report.dispatch, "forced", vector.payload)
+            XCTAssertEqual(report.dispatch, .forced, vector.payload)
             XCTAssertEqual(SHA256.hex(try IntHyperTestSupport.read(out)), vector.sha256, vector.payload)
         }
     }

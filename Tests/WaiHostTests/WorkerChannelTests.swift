@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The unit worker's channel (docs/probe.md §3): concurrent runs of distinct prepared graphs
 /// through one worker, message headers, and the bounded log.

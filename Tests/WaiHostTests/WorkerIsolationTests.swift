@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// Plugin code runs only in unit workers (docs/probe.md §3): what a plugin prints cannot
 /// forge a verdict or a speed, a debug line costs an exact plugin nothing, a crash or hang
@@ -28,7 +32,7 @@ final class WorkerIsolationTests: XCTestCase {
         let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isochatter"))
         XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
         XCTAssertEqual(report.backend, "isochatter")
-        XCTAssertEqual(report.dispatch, "forced")
+        XCTAssertEqual(report.dispatch, .forced)
     }
 
     func testForgedVerdictsAndSpeedsPrintedByAPluginChangeNothing() throws {
@@ -50,7 +54,7 @@ final class WorkerIsolationTests: XCTestCase {
         let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isoforge"))
         XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
         XCTAssertEqual(report.backend, "plainc")
-        XCTAssertEqual(report.dispatch, "dispatch_unit_inexact")
+        XCTAssertEqual(report.dispatch, .dispatchUnitInexact)
     }
 
     func testACrashDuringARealDecodeFailsTheUnitAndTheDecodeCompletesOnTheNextUnit() throws {
@@ -64,7 +68,7 @@ final class WorkerIsolationTests: XCTestCase {
         let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
         let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isocrash"))
         XCTAssertEqual(outputs, expected)
-        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.dispatch, .unitFailed)
         XCTAssertEqual(report.backend, "plainc")
         // The graph and its ops in order; one graph_run call runs them all, so the reason says
         // which was running is not known rather than guess (docs/probe.md §3).
@@ -77,7 +81,7 @@ final class WorkerIsolationTests: XCTestCase {
         // The unit stays failed in this host; the host is alive and keeps decoding.
         let (again, second) = try host.run(graph, inputs: inputs, on: .backend("isocrash"))
         XCTAssertEqual(again, expected)
-        XCTAssertEqual(second.dispatch, "dispatch_unit_inexact")
+        XCTAssertEqual(second.dispatch, .dispatchUnitInexact)
         XCTAssertTrue(second.reason.contains("is failed"), second.reason)
 
         // A model set's graph is named as such; here the crash comes while the unit is being
@@ -89,7 +93,7 @@ final class WorkerIsolationTests: XCTestCase {
         let golden = try XCTUnwrap(try IntHyperTestSupport.golden().vectors.first { $0.payload == "odd-45x29.payload" })
         XCTAssertEqual(decoded.image.sha256, golden.sha256)
         let hs = decoded.result.hyperSynthesisReport
-        XCTAssertEqual(hs.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(hs.dispatch, .unitFailed)
         XCTAssertEqual(hs.backend, "plainc")
         for words in ["isocrash:0 failed while being qualified for h_s of model set sample-n32-m48 1", "signal 11 (SIGSEGV)",
                       "during graph_run of h_s of model set sample-n32-m48 1 (efa3c9c10147) at the qualification size, graph of 6 nodes writing h_s_2_requantize (0 conv_transpose2d, 1 requantize, 2 conv_transpose2d",
@@ -108,7 +112,7 @@ final class WorkerIsolationTests: XCTestCase {
         let (graph, inputs) = try HostTestSupport.smallGraph()
         let (outputs, report) = try host.run(graph, inputs: inputs, on: .backend("isohang"))
         XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
-        XCTAssertEqual(report.dispatch, "dispatch_unit_failed")
+        XCTAssertEqual(report.dispatch, .unitFailed)
         XCTAssertEqual(report.backend, "plainc")
         for words in ["isohang:0 failed at run time", "timed out after 2s during graph_run", "isohang: armed"] {
             XCTAssertTrue(report.reason.contains(words), "\"\(words)\" not in: \(report.reason)")
@@ -167,7 +171,7 @@ final class WorkerIsolationTests: XCTestCase {
         // Not silently the reference: the run says no unit is accepted, and why.
         let (graph, inputs) = try HostTestSupport.smallGraph()
         let (_, report) = try host.run(graph, inputs: inputs)
-        XCTAssertEqual(report.dispatch, "no_accepted_unit")
+        XCTAssertEqual(report.dispatch, .noAcceptedUnit)
         c.pluginDirectories.removeLast()
 
         c.unitWorkerExecutable = f.plugins + "/no-such-worker"

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The isolation test backends of Tests/CPlugins/iso_*.c, compiled with `cc` against the
 /// header alone. `trigger`: the file whose existence arms iso_crash and iso_hang.

@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import WaiHost
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The YUV4MPEG2 reader and writer (docs/capabilities/video_int_hyper.md §7) and the exact
 /// BT.601 conversion (§5): what is accepted, and where each refusal points.

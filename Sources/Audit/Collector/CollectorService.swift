@@ -1,5 +1,6 @@
 // The collector's HTTP endpoints (docs/collector.md): verify, store, and only then acknowledge.
 // Every refusal is a 4xx with a one-line reason; nothing refused reaches the store.
+import WaiSupport
 import Foundation
 import Relay
 import WaiCrypto
@@ -64,7 +65,7 @@ public final class CollectorService: @unchecked Sendable {
         } catch {
             return Self.refuse(Self.status(for: error), "bundle refused: \(error.description)")
         }
-        let now = unixMillis()
+        let now = wallClockMilliseconds()
         let ack: [UInt8]
         do {
             let a = CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: digestHex, status: .stored, storedMs: now)

@@ -3,6 +3,7 @@
 // as SQLite, so several collectors can share one database and still accept a bundle once.
 // A lost connection (the server restarted) is re-established with backoff; meanwhile requests
 // get 503 and /health says degraded (docs/collector.md §Health).
+import WaiSupport
 import CPostgres
 import Foundation
 import WaiCrypto
@@ -12,7 +13,7 @@ import Glibc
 
 public final class PostgresStore: CollectorStore, @unchecked Sendable {
     private var conn: OpaquePointer?
-    private let lock = StoreMutex()
+    private let lock = Mutex()  // libpq and a NOMUTEX SQLite handle are not safe to share unguarded
     private let location: String
     private var committer: GroupCommit<StoreJob, StoreJobOutcome>!
     /// Reconnection backoff: the next attempt is not before `nextAttempt` (monotonic seconds).
@@ -71,12 +72,6 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
         try exec("SET client_min_messages = warning")
     }
 
-    private static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     /// With the lock held: a working connection, or why there is none. A connection found
     /// broken is reset (libpq reconnects with the same parameters), at most once per backoff
     /// interval (doubling from 50 ms to 5 s), so an outage costs the server one attempt per
@@ -84,7 +79,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     private func ensureConnected() throws {
         guard let c = conn else { throw StoreError.unavailable(location: location, reason: "store closed") }
         if PQstatus(c) == CONNECTION_OK { return }
-        let t = Self.now()
+        let t = monotonicSeconds()
         guard t >= nextAttempt else {
             throw StoreError.unavailable(location: location, reason: (lastError ?? "connection lost") + "; reconnecting")
         }
@@ -115,7 +110,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     public func health() -> StoreHealth {
-        lock.locked {
+        lock.withLock {
             do {
                 try withConnection { try exec("SELECT 1") }
                 return .ok
@@ -126,7 +121,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     public func close() {
-        lock.locked {
+        lock.withLock {
             if let c = conn { PQfinish(c) }
             conn = nil
         }
@@ -148,7 +143,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
-        lock.locked {
+        lock.withLock {
             do { try ensureConnected() } catch { return jobs.map { _ in .failure(error) } }
             if let r = runPipelined(jobs) { return r }
             var results = runBatchTransaction(jobs, begin: "BEGIN", exec: exec, run: run)
@@ -243,7 +238,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
                 let n = try command("""
                     INSERT INTO cmcd(session_id, sequence, body, received_at) VALUES($1,$2,$3,$4)
                     ON CONFLICT (session_id, sequence) DO NOTHING
-                    """, [r.sessionID, String(r.sequence), r.body, String(unixMillis())])
+                    """, [r.sessionID, String(r.sequence), r.body, String(wallClockMilliseconds())])
                 return n == 1 ? .stored : .duplicate
             })
         }
@@ -309,11 +304,11 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     public func bundle(sessionID: String) throws -> StoredBundle? {
-        try lock.locked { try withConnection { try bundleLocked(sessionID: sessionID) } }
+        try lock.withLock { try withConnection { try bundleLocked(sessionID: sessionID) } }
     }
 
     public func allBundles() throws -> [StoredBundle] {
-        try lock.locked {
+        try lock.withLock {
             try withConnection { try query("""
                 SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
                 ORDER BY session_id
@@ -322,7 +317,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     public func records(sessionID: String) throws -> [StoredRecord] {
-        try lock.locked {
+        try lock.withLock {
             try withConnection { try query("""
                 SELECT type, seq, fields FROM records WHERE session_id=$1 ORDER BY seq
                 """, [sessionID]).map { row in
@@ -333,7 +328,7 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
     }
 
     public func cmcdReports(sessionID: String) throws -> [CMCDReport] {
-        try lock.locked {
+        try lock.withLock {
             try withConnection { try query("SELECT session_id, sequence, body FROM cmcd WHERE session_id=$1 ORDER BY sequence",
                       [sessionID]).map { row in
                 guard let seq = Int64(row[1]) else { throw StoreError.corrupt(what: "cmcd sequence") }

@@ -1,5 +1,6 @@
 // The default store: one SQLite file in WAL mode with synchronous=FULL, so a committed
 // transaction survives a crash of the process or the machine. One connection, one writer.
+import WaiSupport
 import CSQLite
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     public let path: String
     private var db: OpaquePointer?
-    private let lock = StoreMutex()
+    private let lock = Mutex()  // libpq and a NOMUTEX SQLite handle are not safe to share unguarded
     private var committer: GroupCommit<StoreJob, StoreJobOutcome>!
     /// Prepared once, reset after each use: compiling the same few statements for every bundle
     /// cost more than running them. Touched only under `lock`.
@@ -73,7 +74,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     deinit { close() }
 
     public func close() {
-        lock.locked {
+        lock.withLock {
             statements.values.forEach { sqlite3_finalize($0) }
             statements = [:]
             if let d = db { sqlite3_close(d) }
@@ -97,7 +98,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
-        lock.locked { runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: { try step($0, []) }, run: run) }
+        lock.withLock { runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: { try step($0, []) }, run: run) }
     }
 
     private func run(_ job: StoreJob) throws -> StoreJobOutcome {
@@ -106,7 +107,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
         case .cmcd(let reports):
             return .cmcd(try reports.map { r in
                 try step("INSERT OR IGNORE INTO cmcd(session_id, sequence, body, received_at) VALUES(?,?,?,?)",
-                         [.text(r.sessionID), .int(r.sequence), .text(r.body), .int(unixMillis())])
+                         [.text(r.sessionID), .int(r.sequence), .text(r.body), .int(wallClockMilliseconds())])
                 return sqlite3_changes(db) == 1 ? .stored : .duplicate
             })
         }
@@ -133,7 +134,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     public func health() -> StoreHealth {
-        lock.locked {
+        lock.withLock {
             do {
                 _ = try queryText("SELECT 1")
                 return .ok
@@ -144,11 +145,11 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     public func bundle(sessionID: String) throws -> StoredBundle? {
-        try lock.locked { try bundleLocked(sessionID: sessionID) }
+        try lock.withLock { try bundleLocked(sessionID: sessionID) }
     }
 
     public func allBundles() throws -> [StoredBundle] {
-        try lock.locked {
+        try lock.withLock {
             try query("""
                 SELECT session_id, last_seq, digest, bytes, acknowledgement, received_at FROM bundles
                 ORDER BY session_id
@@ -157,7 +158,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     public func records(sessionID: String) throws -> [StoredRecord] {
-        try lock.locked {
+        try lock.withLock {
             try query("""
                 SELECT type, seq, fields FROM records WHERE session_id=? ORDER BY seq
                 """, [.text(sessionID)]) { s in
@@ -167,7 +168,7 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     public func cmcdReports(sessionID: String) throws -> [CMCDReport] {
-        try lock.locked {
+        try lock.withLock {
             try query("SELECT session_id, sequence, body FROM cmcd WHERE session_id=? ORDER BY sequence",
                       [.text(sessionID)]) { s in
                 CMCDReport(sessionID: Self.text(s, 0), sequence: sqlite3_column_int64(s, 1), body: Self.text(s, 2))
@@ -272,21 +273,3 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 }
 
-/// A pthread mutex for the stores' connections (libpq and a NOMUTEX SQLite handle are not
-/// safe to share between threads unguarded).
-final class StoreMutex: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return try body()
-    }
-}
-
-func unixMillis() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-}

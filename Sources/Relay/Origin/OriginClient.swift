@@ -1,6 +1,7 @@
 // The origin side: libcurl fetches whole objects into memory, follows redirects and reports
 // the URL it ended at, because relative URIs in a playlist resolve against that URL.
 
+import WaiSupport
 import CCurl
 #if canImport(Glibc)
 import Glibc
@@ -169,12 +170,12 @@ public final class OriginClient: @unchecked Sendable {
     }
 
     private func take() -> UnsafeMutableRawPointer? {
-        if let h = lock.locked({ idle.popLast() }) { return h }
+        if let h = lock.withLock({ idle.popLast() }) { return h }
         return curl_easy_init()
     }
 
     private func give(_ handle: UnsafeMutableRawPointer) {
-        let keep = lock.locked { () -> Bool in
+        let keep = lock.withLock { () -> Bool in
             guard idle.count < 16 else { return false }
             idle.append(handle)
             return true

@@ -2,6 +2,8 @@
 // old signed one replayed. The chain (§4) protects every later revision; only the first one a
 // session accepts needs a clock.
 
+import WaiSupport
+
 public struct ReceiptFreshness: Sendable, Equatable {
     /// How far a receipt's TIME may lie ahead of this clock (clocks of publisher and viewer
     /// differ by this much at most).

@@ -21,7 +21,7 @@ final class BufferPool: @unchecked Sendable {
     /// A kept block of at least `n` bytes (the smallest that fits, and not over twice `n`, so a
     /// small object does not pin a large block), or nil.
     func take(atLeast n: Int) -> (base: UnsafeMutableRawPointer, capacity: Int)? {
-        lock.locked {
+        lock.withLock {
             var best: Int?
             for (i, b) in blocks.enumerated() where b.capacity >= n && b.capacity / 2 <= n {
                 if best.map({ blocks[$0].capacity > b.capacity }) ?? true { best = i }
@@ -35,7 +35,7 @@ final class BufferPool: @unchecked Sendable {
 
     /// Keeps `base` for reuse, or frees it when the pool is full (the oldest kept go first).
     func give(_ base: UnsafeMutableRawPointer, capacity: Int) {
-        let freed: [UnsafeMutableRawPointer] = lock.locked {
+        let freed: [UnsafeMutableRawPointer] = lock.withLock {
             guard capacity <= limit else { return [base] }
             var out: [UnsafeMutableRawPointer] = []
             while kept + capacity > limit, !blocks.isEmpty {

@@ -10,6 +10,7 @@
 // for its headers is cut. A player sends its headers in one packet, so its requests are never
 // the ones waiting; only idle keep-alive connections and slow clients are.
 
+import WaiSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,7 @@ final class ConnectionWatch: @unchecked Sendable {
 
     func opened(_ connection: UInt, fd: Int32) {
         guard fd >= 0 else { return }
-        lock.locked {
+        lock.withLock {
             entries[connection] = Entry(fd: fd, phase: .headers, since: monotonicSeconds())
             // At most a quarter of the slots: a small limit must still leave most to players.
             let reserve = min(deadlines.reserve, limit / 4)
@@ -80,11 +81,11 @@ final class ConnectionWatch: @unchecked Sendable {
     /// libmicrohttpd reports the close before it closes the socket, so the watch never shuts
     /// down a descriptor that was reused.
     func closed(_ connection: UInt) {
-        lock.locked { entries[connection] = nil }
+        lock.withLock { entries[connection] = nil }
     }
 
     func enter(_ connection: UInt, _ phase: Phase) {
-        lock.locked {
+        lock.withLock {
             guard var e = entries[connection], e.phase != phase else { return }
             e.phase = phase
             e.since = monotonicSeconds()
@@ -93,7 +94,7 @@ final class ConnectionWatch: @unchecked Sendable {
     }
 
     /// How many connections were cut so far.
-    var cut: Int { lock.locked { cutCount } }
+    var cut: Int { lock.withLock { cutCount } }
 
     func start() {
         let period = max(0.05, min(deadlines.headerSeconds, deadlines.bodySeconds) / 4)
@@ -105,11 +106,11 @@ final class ConnectionWatch: @unchecked Sendable {
         t.start()
     }
 
-    func stop() { lock.locked { stopped = true } }
+    func stop() { lock.withLock { stopped = true } }
 
     /// Shuts down every connection past its deadline; false once stopped.
     private func sweep() -> Bool {
-        lock.locked {
+        lock.withLock {
             guard !stopped else { return false }
             let now = monotonicSeconds()
             for (k, e) in entries where !e.cut {

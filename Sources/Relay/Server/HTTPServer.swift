@@ -1,6 +1,7 @@
 // A loopback HTTP server on libmicrohttpd. One thread per connection, so a handler may block
 // on the origin without stalling the player's other connections.
 
+import WaiSupport
 import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc
@@ -94,14 +95,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// TCP connections accepted so far, all listeners together (a keep-alive client's
     /// requests share one).
-    public var connectionsOpened: Int { box.opened.locked { box.openedCount } }
+    public var connectionsOpened: Int { box.opened.withLock { box.openedCount } }
 
     /// Connections cut for missing a header or body deadline so far (0 without `slowClients`).
     public var slowClientsCut: Int { box.watch?.cut ?? 0 }
 
     /// Closes the listener and every connection; waits for handlers to return.
     public func stop() {
-        let ds: [OpaquePointer] = lock.locked {
+        let ds: [OpaquePointer] = lock.withLock {
             let ds = daemons
             daemons = []
             return ds
@@ -256,7 +257,7 @@ private func connectionKey(_ c: OpaquePointer) -> UInt { UInt(bitPattern: Int(bi
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, toe in
     guard let cls = cls, let connection = connection else { return }
     let box = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue()
-    if toe.rawValue == 0 { box.opened.locked { box.openedCount += 1 } }
+    if toe.rawValue == 0 { box.opened.withLock { box.openedCount += 1 } }
     guard let watch = box.watch else { return }
     if toe.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
         watch.opened(connectionKey(connection), fd: waih_mhd_connection_fd(connection))
@@ -309,18 +310,6 @@ private func reserveBody(_ upload: UploadState, _ budget: BodyBudget, _ connecti
     upload.reserved += more
     upload.budget = budget
     return true
-}
-
-/// A small pthread mutex: the relay's shared state is touched from libmicrohttpd's threads.
-final class Mutex: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return try body()
-    }
 }
 
 private let headerCollector: MHD_KeyValueIterator = { cls, _, key, value in

@@ -2,6 +2,7 @@
 // the publisher's key, each playlist's live revisions against the last one accepted, and the
 // first revision of a live playlist against the clock (§4.2).
 
+import WaiSupport
 import Foundation
 
 final class ReceiptGate: @unchecked Sendable {
@@ -28,7 +29,7 @@ final class ReceiptGate: @unchecked Sendable {
             throw PlaylistGate.Refusal(code: "receipt_invalid", detail: "no receipt name for \(redactingUserinfo(url))")
         }
         let freshness = ReceiptFreshness(maxAgeSeconds: maxFirstRevisionAge)
-        try lock.locked {
+        try lock.withLock {
             do {
                 accepted[name] = try verifier.verify(playlistBytes: bytes, name: name, previous: accepted[name], freshness: freshness)
             } catch let e as ReceiptError {

@@ -1,6 +1,7 @@
 // One playback session: the loopback server the player is given, the origin behind it, and
 // the checks between them (docs/relay.md).
 
+import WaiSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -100,12 +101,12 @@ public final class RelaySession: @unchecked Sendable {
     public var slowClientsCut: Int { server?.slowClientsCut ?? 0 }
 
     /// Origin URLs the session still maps local paths to (it shrinks as live windows slide).
-    var tableCount: Int { state.locked { table.count } }
+    var tableCount: Int { state.withLock { table.count } }
 
     /// Ends the session: every later request is answered 410 and nothing more is fetched.
     /// The first reason given is kept.
     public func end(reason: EndReason) {
-        let first = state.locked { () -> Bool in
+        let first = state.withLock { () -> Bool in
             guard endReason == nil else { return false }
             endReason = reason
             return true
@@ -116,7 +117,7 @@ public final class RelaySession: @unchecked Sendable {
     }
 
     /// Why the session ended, or nil while it runs.
-    public var ended: EndReason? { state.locked { endReason } }
+    public var ended: EndReason? { state.withLock { endReason } }
 
     /// Blocks until the session ends.
     public func waitUntilEnded() { endSignal.wait() }
@@ -146,7 +147,7 @@ public final class RelaySession: @unchecked Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
-        let running = state.locked { () -> Bool in
+        let running = state.withLock { () -> Bool in
             lastRequest = monotonicSeconds()
             return endReason == nil
         }
@@ -154,7 +155,7 @@ public final class RelaySession: @unchecked Sendable {
         let mine = "/" + prefix + "/"
         guard request.path.hasPrefix(mine) else { return Self.plain(404, "not a path this relay handed out") }
         let local = request.path.dropFirst(mine.count - 1)
-        guard let target = state.locked({ table.lookup(path: local) }) else {
+        guard let target = state.withLock({ table.lookup(path: local) }) else {
             return Self.plain(404, "not a path this relay handed out")
         }
         if request.method == "OPTIONS" {
@@ -171,7 +172,7 @@ public final class RelaySession: @unchecked Sendable {
 
     private func servePlaylist(_ target: OriginTarget) -> HTTPResponse {
         // A playlist with EXT-X-ENDLIST cannot change: the checked copy is served again.
-        if let body = state.locked({ finalPlaylists[target.id] }) {
+        if let body = state.withLock({ finalPlaylists[target.id] }) {
             return Self.playlistResponse(body)
         }
         // One fetch slot covers the fetch and the processing: a playlist costs memory while it
@@ -200,7 +201,7 @@ public final class RelaySession: @unchecked Sendable {
             // registration of the URIs takes it.
             let base = baseURL
             result = try gate.release(target: target, fetched: fetched) { listed in
-                state.locked { register(listed, for: target, base: base) }
+                state.withLock { register(listed, for: target, base: base) }
             }
         } catch let e as PlaylistGate.Refusal {
             return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: e.code, detail: e.detail,
@@ -209,7 +210,7 @@ public final class RelaySession: @unchecked Sendable {
             return withhold(target, effectiveURL: fetched.effectiveURL, bytes: fetched.body, reason: "playlist_invalid",
                             detail: "\(error)", response: fetched.timing)
         }
-        if result.final { state.locked { finalPlaylists[target.id] = result.body } }
+        if result.final { state.withLock { finalPlaylists[target.id] = result.body } }
         let body = fetched.body
         let event = record(target, effectiveURL: fetched.effectiveURL, bytes: body,
                            outcome: result.verified ? .verified : .relayed, response: fetched.timing)
@@ -272,7 +273,7 @@ public final class RelaySession: @unchecked Sendable {
     /// for it at once; the others wait for its outcome.
     private func obtain(_ target: OriginTarget) -> Obtained {
         enum Step { case done(Obtained, ObjectEvent?), wait(FetchWaiter), fetch(FetchWaiter) }
-        let step: Step = state.locked {
+        let step: Step = state.withLock {
             if endReason != nil { return .done(.ended, nil) }
             if let hit = cache.get(target.id) { return .done(.released(hit), unreported.removeValue(forKey: target.id)?.claim()) }
             if let w = withheldObjects[target.id] {
@@ -296,7 +297,7 @@ public final class RelaySession: @unchecked Sendable {
             // A fetch ahead is reported now that the player asks for what it fetched: its
             // event travels with the waiter, so a fresh fetch started meanwhile (after an
             // origin failure) cannot leave this request's answer unreported.
-            let e: ObjectEvent? = state.locked {
+            let e: ObjectEvent? = state.withLock {
                 guard let p = w.pending else { return nil }
                 if unreported[target.id] === p { unreported[target.id] = nil }
                 return p.claim()
@@ -312,7 +313,7 @@ public final class RelaySession: @unchecked Sendable {
 
     /// With the fetch done: the outcome kept for the next requests, the waiters woken.
     private func settle(_ target: OriginTarget, _ outcome: Obtained, waiter: FetchWaiter, unreported event: ObjectEvent?) {
-        state.locked {
+        state.withLock {
             inFlight[target.id] = nil
             switch outcome {
             case .released(let object):
@@ -342,7 +343,7 @@ public final class RelaySession: @unchecked Sendable {
     /// for the player's requests.
     private func fetchAhead(after id: Int) {
         guard options.prefetchNext else { return }
-        let claimed: [(OriginTarget, FetchWaiter)] = state.locked {
+        let claimed: [(OriginTarget, FetchWaiter)] = state.withLock {
             var out: [(OriginTarget, FetchWaiter)] = []
             var at = id
             for _ in 0..<Self.aheadDepth {
@@ -361,7 +362,7 @@ public final class RelaySession: @unchecked Sendable {
             let thread = Thread { [self] in
                 let (outcome, event) = fetchAndCheck(target, report: false)
                 settle(target, outcome, waiter: waiter, unreported: event)
-                state.locked { fetchesAhead -= 1 }
+                state.withLock { fetchesAhead -= 1 }
             }
             thread.stackSize = 512 << 10
             thread.start()
@@ -445,7 +446,7 @@ public final class RelaySession: @unchecked Sendable {
     private func startIdleWatch(after seconds: Double) {
         let thread = IdleWatch { [weak self] () -> Bool in
             guard let self = self else { return false }
-            let (last, running) = self.state.locked { (self.lastRequest, self.endReason == nil) }
+            let (last, running) = self.state.withLock { (self.lastRequest, self.endReason == nil) }
             guard running else { return false }
             if monotonicSeconds() - last >= seconds {
                 self.end(reason: .idleTimeout)

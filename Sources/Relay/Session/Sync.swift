@@ -60,18 +60,6 @@ final class IdleWatch: @unchecked Sendable {
     }
 }
 
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-func wallClockSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// An event of a fetch ahead, not yet given to the observer: the first request to get that
 /// fetch's outcome (a waiter, or a later hit) reports it, once. Guarded by the session's state lock.
 final class PendingEvent: @unchecked Sendable {

@@ -204,7 +204,7 @@ enum BenchCommand: Command {
         let r = runs[0].result.synthesisReport
         let hs = runs[0].result.hyperSynthesisReport
         let reason = hs.reason == r.reason ? r.reason : "h_s: \(hs.reason); g_s: \(r.reason)"
-        return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch, reason: reason, runs: runs.count,
+        return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch.rawValue, reason: reason, runs: runs.count,
                     median: Stages(entropyMs: median { $0.entropy }, hyperSynthesisMs: median { $0.hyperSynthesis },
                                    synthesisMs: median { $0.synthesis }, totalMs: median { $0.total },
                                    spotCheckCPUMs: checked ? median { $0.spotCheckCPU ?? 0 } : nil,

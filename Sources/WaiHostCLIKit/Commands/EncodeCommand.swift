@@ -1,3 +1,4 @@
+import WaiSupport
 import WaiHost
 #if canImport(Glibc)
 import Glibc
@@ -166,7 +167,7 @@ enum EncodeCommand: Command {
         }
         // With -o - standard error carries the summary: no progress lines in it.
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
-        let start = monotonicMs()
+        let start = monotonicMilliseconds()
         let folder = try model ?? ShippedModelSets.folder(quality: quality ?? ShippedModelSets.defaultQuality)
         let set = try IntHyperModelSet.load(directory: folder, needsAnalysis: true)
         let picture = try PictureIO.read(input, size: size, standardInput: standardInput) { w, h in
@@ -185,7 +186,7 @@ enum EncodeCommand: Command {
                         bitsPerPixel: Double(bytes.count * 8) / Double(picture.width * picture.height),
                         zBytes: result.payload.zStream.count, yBytes: result.payload.yStream.count,
                         modelSet: set.idHex, unit: result.hyperSynthesisReport.unit,
-                        backend: result.hyperSynthesisReport.backend, elapsedMs: monotonicMs() - start,
+                        backend: result.hyperSynthesisReport.backend, elapsedMs: monotonicMilliseconds() - start,
                         identity: UnitIdentity(result.hyperSynthesisReport,
                                                probe: selection == .reference ? nil : try host.currentProbe()))
         let emit: (String) -> Void = out == "-" ? Output.err : Output.out

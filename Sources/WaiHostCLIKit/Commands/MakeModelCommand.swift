@@ -1,3 +1,4 @@
+import WaiSupport
 import WaiHost
 
 enum MakeModelCommand: Command {
@@ -58,7 +59,7 @@ enum MakeModelCommand: Command {
     }
 
     static func run(_ o: Options) throws -> Int32 {
-        let start = monotonicMs()
+        let start = monotonicMilliseconds()
         let progress = Progress(enabled: !o.quiet)
         progress.begin("generating model set (seed \(o.seed), N = \(o.n), M = \(o.m))")
         let set = try SampleModelGenerator.generate(seed: o.seed, n: o.n, m: o.m, name: o.name, version: o.version)
@@ -67,7 +68,7 @@ enum MakeModelCommand: Command {
         progress.end()
         let files = set.files().map { Summary.File(name: $0.0, bytes: $0.1.count) }
         let s = Summary(name: set.name, version: set.version, id: set.idHex, seed: o.seed, n: o.n, m: o.m,
-                        directory: o.output, files: files, elapsedMs: monotonicMs() - start)
+                        directory: o.output, files: files, elapsedMs: monotonicMilliseconds() - start)
         if o.json {
             Output.out(try JSON.report(s, schema: .makeModel))
             return ExitCode.ok

@@ -1,3 +1,4 @@
+import WaiSupport
 import WaiHost
 #if canImport(Glibc)
 import Glibc
@@ -97,9 +98,7 @@ enum ProbeDetail {
     static func fileAge(_ path: String) -> Int? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return max(0, Int(now.tv_sec - st.st_mtim.tv_sec))
+        return max(0, Int(wallClockSeconds()) - Int(st.st_mtim.tv_sec))
     }
 
     static func ageText(_ s: Int) -> String {

@@ -1,3 +1,4 @@
+import WaiSupport
 import WaiHost
 
 enum RunGraphCommand: Command {
@@ -89,9 +90,9 @@ enum RunGraphCommand: Command {
         var outputs: [TensorValue] = [], report: RunReport?
         var times: [Double] = []
         for _ in 0..<max(runs, 1) {
-            let start = monotonicMs()
+            let start = monotonicMilliseconds()
             (outputs, report) = try host.run(graph, inputs: inputs, on: selection)
-            times.append(monotonicMs() - start)
+            times.append(monotonicMilliseconds() - start)
         }
         guard let report else { return ExitCode.failure }
         times.sort()

@@ -1,3 +1,4 @@
+import WaiSupport
 import WaiHost
 #if canImport(Glibc)
 import Glibc
@@ -116,7 +117,7 @@ enum VideoEncode {
     }
 
     static func run(_ r: Request) throws -> Int32 {
-        let start = monotonicMs()
+        let start = monotonicMilliseconds()
         let set = try IntHyperModelSet.load(directory: r.folder, needsAnalysis: true)
         let s = try source(r)
         try IntHyperSizeLimit.check(set, width: s.width, height: s.height, encoding: true)
@@ -136,7 +137,7 @@ enum VideoEncode {
                               bytes: encoded.bytes.count,
                               bitsPerPixel: Double(encoded.bytes.count * 8) / Double(s.width * s.height * range.count),
                               pictureBytes: encoded.pictureBytes, modelSet: set.idHex, unit: first?.unit ?? "",
-                              backend: first?.backend ?? "", elapsedMs: monotonicMs() - start)
+                              backend: first?.backend ?? "", elapsedMs: monotonicMilliseconds() - start)
         // With -o - standard output carries the payload, standard error the summary.
         let emit: (String) -> Void = r.output == "-" ? Output.err : Output.out
         if r.json {
@@ -197,13 +198,13 @@ enum VideoDecode {
         var report = VideoDecodeReport(opened, modelSet: set, range: range, output: r.output, outputFormat: rgb ? "rgb8" : "y4m")
         do {
             if !rgb { try sink.write(header.serialized()) }
-            let decodeStart = monotonicMs()
+            let decodeStart = monotonicMilliseconds()
             try VideoIntHyperCodec.decode(opened, modelSet: set, runner: HostGraphRunner(host: host, selection: selection),
                                           frames: range) { frame in
                 try sink.write(rgb ? frame.image.pixels : try Y4MWriter.frame(frame.planes, header: header))
                 report.add(frame)
             }
-            report.finish(totalMs: monotonicMs() - decodeStart)
+            report.finish(totalMs: monotonicMilliseconds() - decodeStart)
             try sink.commit()
         } catch {
             sink.abandon()

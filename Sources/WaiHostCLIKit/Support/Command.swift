@@ -1,3 +1,4 @@
+import WaiSupport
 import WaiHost
 #if canImport(Glibc)
 import Glibc
@@ -78,11 +79,4 @@ enum Output {
         _ = (text + "\n").withCString { fputs($0, stderr) }
         fflush(stderr)
     }
-}
-
-/// Milliseconds on the monotonic clock.
-func monotonicMs() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
 }

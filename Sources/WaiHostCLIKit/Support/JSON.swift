@@ -1,3 +1,4 @@
+import WaiSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,9 +10,7 @@ import Foundation
 enum JSON {
     /// Pretty, key-sorted JSON text of a value, without a schema (files such as --report's).
     static func text<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try JSONCoding.text(value)
     }
 
     /// The value's object with `"schema": "waihost.KIND/VERSION"` added.
@@ -21,9 +20,7 @@ enum JSON {
 
     /// One line (for JSON-lines streams such as the relay's).
     static func line<T: Encodable>(_ value: T, schema: Schema) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(Stamped(schema: schema.id, value: value)), as: UTF8.self)
+        try JSONCoding.text(Stamped(schema: schema.id, value: value), pretty: false)
     }
 
     /// Encodes the value's own keys, then `schema` into the same object.

@@ -1,3 +1,4 @@
+import WaiSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,7 @@ final class Progress {
     /// `clock` is in milliseconds; tests give their own with `write` to see what is drawn.
     init(enabled: Bool = true, terminal: Bool = isatty(2) == 1,
          write: @escaping (String) -> Void = { s in _ = s.withCString { fputs($0, stderr) }; fflush(stderr) },
-         clock: @escaping () -> Double = monotonicMs) {
+         clock: @escaping () -> Double = monotonicMilliseconds) {
         self.enabled = enabled; self.terminal = terminal; self.write = write; self.clock = clock
     }
 

@@ -1,5 +1,5 @@
 // libFuzzer harness for the WAI1 envelope parser (docs/envelope.md), built by
-// scripts/fuzz-entropy.sh together with Sources/WaiHost/{Envelope,Support/SHA256.swift}.
+// scripts/fuzz-entropy.sh together with Sources/WaiEntropy/Envelope and Sources/WaiCrypto/SHA256.swift.
 //
 // Properties checked on every input, besides "no crash, no out-of-bounds access":
 //  - isEnvelope is false for everything parse does not at least start reading as an envelope;

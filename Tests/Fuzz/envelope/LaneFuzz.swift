@@ -1,5 +1,5 @@
 // libFuzzer harness for the lane-stream decoder (docs/entropy-coding.md §8), built by
-// scripts/fuzz-entropy.sh (target `lanes`) with Sources/WaiHost/Entropy and the parallel
+// scripts/fuzz-entropy.sh (target `lanes`) with Sources/WaiEntropy/Entropy and the parallel
 // helper it runs lanes on.
 //
 // Input layout (all of it fuzzer-chosen):

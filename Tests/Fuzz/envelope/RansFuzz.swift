@@ -1,5 +1,5 @@
 // libFuzzer harness for the rANS decoder and table validation (docs/entropy-coding.md),
-// built by scripts/fuzz-entropy.sh together with Sources/WaiHost/Entropy.
+// built by scripts/fuzz-entropy.sh together with Sources/WaiEntropy/Entropy.
 //
 // Input layout (all of it fuzzer-chosen):
 //   byte 0            mode: bit 7 set → table-construction fuzzing, else decoding

@@ -1,5 +1,5 @@
 // libFuzzer harness for the YUV4MPEG2 reader (docs/capabilities/video_int_hyper.md §7), built
-// by scripts/fuzz-video.sh together with Sources/WaiHost/Image/{Y4M,Y4MError,RGB8Image}.swift.
+// by scripts/fuzz-video.sh together with Sources/WaiCore/Image/{Y4M,Y4MError,RGB8Image}.swift.
 //
 // Properties besides "no crash, no out-of-bounds access, no allocation sized by the header":
 //  - every refusal is a Y4MError whose offset lies inside the input;

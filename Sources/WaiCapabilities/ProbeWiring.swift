@@ -1,0 +1,32 @@
+// What ties the codecs into the host without the host importing them (docs/architecture.md,
+// "Modules"): the probe's decode stage runs int_hyper's decode vector on every host made here.
+
+extension IntHyperProbeVector {
+    /// h_s, then g_s; the repetition stage runs g_s again.
+    public static let probeVectors = CodecProbeVectors {
+        try shared().graphs.map {
+            ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs, repeated: $0.name == "int_hyper_g_s")
+        }
+    }
+}
+
+extension BackendHost {
+    /// A host whose probe decodes int_hyper payloads in its decode stage.
+    public convenience init(configuration: HostConfiguration = .fromEnvironment()) {
+        self.init(configuration: configuration, codecProbeVectors: IntHyperProbeVector.probeVectors)
+    }
+}
+
+extension ProbeSuite {
+    /// The graphs of one stage, int_hyper's decode vector in the decode stage.
+    public static func cases(_ stage: ProbeStage) throws -> [ProbeCase] {
+        try cases(stage, codecVectors: IntHyperProbeVector.probeVectors)
+    }
+}
+
+extension ProbeDump {
+    /// The probe case a mismatch came from, int_hyper's decode vector among the suite's.
+    public static func probeCase(for m: ProbeMismatch) throws -> ProbeCase? {
+        try probeCase(for: m, codecVectors: IntHyperProbeVector.probeVectors)
+    }
+}

@@ -1,0 +1,2 @@
+// Hex was this module's before WaiSupport held it; its users still find it here.
+@_exported import WaiSupport
