@@ -84,11 +84,15 @@ let package = Package(
         .target(name: "OpenCLBackend", dependencies: ["BackendABI", "BackendDescriptor", "OpenCLRuntime"],
                 path: "Plugins/OpenCLBackend/Plugin"),
 
-        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI"],
+        // What every test target shares: the subprocess runner (both pipes drained, a
+        // deadline), temporary folders, the HTTP clients, paths to the built products.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], path: "Tests/TestSupportTests"),
+        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "BackendABI", "TestSupport"],
                     path: "Tests/WaiHostTests"),
-        .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
-        .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit"], path: "Tests/CLIKitTests"),
-        .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests",
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "TestSupport"], path: "Tests/RelayTests"),
+        .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit", "TestSupport"], path: "Tests/CLIKitTests"),
+        .testTarget(name: "AuditTests", dependencies: ["Audit", "TestSupport"], path: "Tests/AuditTests",
                     exclude: ["verify_bundle.py"]),
     ]
 )

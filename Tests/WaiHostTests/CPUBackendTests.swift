@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 @testable import WaiHost
 #if canImport(Glibc)
@@ -31,8 +32,7 @@ final class CPUBackendTests: XCTestCase {
     /// .build/<config>/libWaiCPUBackend.so: the test bundle sits in the same folder, and the
     /// test command builds every product first. Missing: the test fails saying so.
     static func requirePlugin() throws -> String {
-        let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        let path = bundle.deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
+        let path = TestPaths.product("libWaiCPUBackend.so")
         guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path) }
         return path
     }

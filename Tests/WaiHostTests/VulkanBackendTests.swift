@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 @testable import WaiHost
 #if canImport(Glibc)
@@ -17,12 +18,8 @@ final class VulkanBackendTests: XCTestCase {
 
     struct Setup: Error, CustomStringConvertible { let description: String }
 
-    private static var buildFolder: URL {
-        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
-    }
-
     private func pluginPath() throws -> String {
-        let path = Self.buildFolder.appendingPathComponent("libWaiVulkanBackend.so").path
+        let path = TestPaths.product("libWaiVulkanBackend.so")
         guard FileManager.default.fileExists(atPath: path) else {
             throw Setup(description: "\(path) is missing: swift build builds it (product WaiVulkanBackend)")
         }
@@ -201,22 +198,11 @@ final class VulkanBackendTests: XCTestCase {
     }
 
     private func waihost(_ args: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
-        let p = Process()
-        p.executableURL = Self.buildFolder.appendingPathComponent("waihost")
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache")
-        env["WAI_PLUGIN_PATH"] = nil
         // A debug-built probe worker takes tens of seconds over the whole suite; the
         // default 20 s limit is for release builds.
-        env["WAIHOST_PROBE_TIMEOUT"] = "600"
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, Array(o), String(decoding: e, as: UTF8.self))
+        let r = try Subprocess(TestPaths.waihost, args,
+                               environment: ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache"),
+                                             "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]).run()
+        return (r.status, r.stdout, r.stderrText)
     }
 }
