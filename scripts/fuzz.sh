@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the .whm model decoder (docs/model-container.md), certificate verifier included,
 # with libFuzzer on one core. Usage: scripts/fuzz.sh SECONDS
-# Builds Tests/Fuzz/model/ModelFuzz.swift (and the harnesses' shared Tests/Fuzz/Shared) into one module with the sources it tests
+# Builds Tests/Fuzz/model/ModelFuzz.swift and Tests/Fuzz/Shared into one module with the sources it tests
 # (swiftc -sanitize=fuzzer,address -parse-as-library), seeds the corpus with the valid
 # models Tests/Fuzz/model/CorpusGenerator.swift writes, runs for SECONDS and prints the
 # number of executions. A crash leaves its input in .build/fuzz-model/artifacts/ and makes
@@ -19,8 +19,10 @@ seconds="$1"
 out=.build/fuzz-model
 mkdir -p "$out/artifacts" "$out/corpus"
 
-# The sources decode needs, plus the reference interpreter the harness runs accepted graphs on.
+# The sources decode needs, plus the reference interpreter the harness runs accepted graphs on
+# (Graph/VerifiedInstantiations.swift takes the plugins' lock).
 sources=(Sources/WaiHost/Graph/*.swift Sources/WaiHost/Model/*.swift Sources/WaiHost/Reference/*.swift
+         Sources/WaiHost/Plugins/Lock.swift
          Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiCrypto/Hex.swift)
 
 if ! swiftc -O -module-name WaiHost -I Sources/COpenSSL "${sources[@]}" \

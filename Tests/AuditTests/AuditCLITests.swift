@@ -67,8 +67,7 @@ final class AuditCLITests: XCTestCase {
                                environment: env, deadline: 180).start()
         let url = try p.readLine() ?? ""
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
-        let played = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0",
-                                                        "-f", "framemd5", "-y", "/dev/null"], deadline: 120).run()
+        let played = try FFmpeg.play(url)
         XCTAssertEqual(played.status, 0, played.stderrText)
         p.signal(SIGINT)
         let ended = try p.wait()
@@ -78,10 +77,7 @@ final class AuditCLITests: XCTestCase {
 
     func testRelayBundleIsDeliveredThroughFailuresAndAcrossARestart() throws {
         let dir = try TempDir()
-        let made = try Subprocess("/usr/bin/ffmpeg", [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=2",
-            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
-            "-hls_playlist_type", "vod", "-hls_segment_filename", dir.path + "/seg%d.ts", dir.path + "/index.m3u8"], deadline: 120).run()
+        let made = try FFmpeg.makeStream(in: dir.path, seconds: 2)
         XCTAssertEqual(made.status, 0, made.stderrText)
         let origin = try FolderOrigin(root: dir.path)
         let keyFile = dir.path + "/installation.key"

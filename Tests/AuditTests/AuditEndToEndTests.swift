@@ -32,10 +32,7 @@ final class AuditEndToEndTests: XCTestCase {
         }
         let stream = dir.path + "/stream"
         try FileManager.default.createDirectory(atPath: stream, withIntermediateDirectories: true)
-        let made = try Subprocess("/usr/bin/ffmpeg", [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=3",
-            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
-            "-hls_playlist_type", "vod", "-hls_segment_filename", stream + "/seg%d.ts", stream + "/index.m3u8"], deadline: 120).run()
+        let made = try FFmpeg.makeStream(in: stream, seconds: 3)
         XCTAssertEqual(made.status, 0, made.stderrText)
         let segments = try FileManager.default.contentsOfDirectory(atPath: stream).filter { $0.hasSuffix(".ts") }.sorted()
         XCTAssertGreaterThanOrEqual(segments.count, 2, "\(segments)")
@@ -63,8 +60,7 @@ final class AuditEndToEndTests: XCTestCase {
                        "acknowledged bundle left in the spool")
 
         // The player saw through the relay exactly what it sees straight from the origin.
-        let direct = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", origin.url("index.m3u8"),
-                                                                    "-map", "0", "-f", "framemd5", "-y", dir.path + "/direct.framemd5"], deadline: 120).run()
+        let direct = try FFmpeg.play(origin.url("index.m3u8"), framemd5: dir.path + "/direct.framemd5")
         XCTAssertEqual(direct.status, 0, direct.stderrText)
         let relayedFrames = try String(contentsOfFile: dir.path + "/relayed.framemd5", encoding: .utf8)
         XCTAssertEqual(relayedFrames, try String(contentsOfFile: dir.path + "/direct.framemd5", encoding: .utf8))
@@ -152,8 +148,7 @@ final class AuditEndToEndTests: XCTestCase {
                                environment: ["WAIHOST_CACHE_DIR": cacheDir], deadline: 180).start()
         let url = try p.readLine() ?? ""
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
-        let played = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0",
-                                                                    "-f", "framemd5", "-y", framemd5], deadline: 120).run()
+        let played = try FFmpeg.play(url, framemd5: framemd5)
         XCTAssertEqual(played.status, 0, played.stderrText)
         let ended = try p.wait()
         return RelayRun(status: ended.status, stderr: ended.stderrText, playerLog: played.stderrText)

@@ -120,10 +120,10 @@ final class CollectorDurabilityTests: XCTestCase {
             }
             if !process.isRunning {
                 let status = try process.wait().termination
-                throw ClientError(description: "waihost audit serve exited (\(status)): \(text)")
+                throw TestFailure(description: "waihost audit serve exited (\(status)): \(text)")
             }
             usleep(1000)
         }
-        throw ClientError(description: "waihost audit serve printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        throw TestFailure(description: "waihost audit serve printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 }

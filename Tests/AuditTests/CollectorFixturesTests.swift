@@ -9,10 +9,6 @@ import WaiCrypto
 import Glibc
 #endif
 
-struct ClientError: Error, CustomStringConvertible {
-    var description: String
-}
-
 extension TestHTTP {
     static func postBundle(port: UInt16, _ bytes: [UInt8], ipv6: Bool = false) throws -> HTTPReply {
         try send(port: port, method: "POST", target: "/v1/sessions", contentType: "application/json", body: bytes, ipv6: ipv6)
@@ -33,7 +29,7 @@ final class TestPostgres {
         asUser = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--clear-groups"] : []
         if getuid() == 0 {
             guard chown(folder.path, Self.postgresUID(), gid_t(UInt32.max)) == 0 else {
-                throw ClientError(description: "chown \(folder.path) to postgres: errno \(errno) (is the postgres user there? scripts/install-deps.sh)")
+                throw TestFailure(description: "chown \(folder.path) to postgres: errno \(errno) (is the postgres user there? scripts/install-deps.sh)")
             }
         }
         port = try Self.freePort()
@@ -63,7 +59,7 @@ final class TestPostgres {
     private func run(_ argv: [String], what: String) throws {
         let full = asUser + argv
         guard FileManager.default.isExecutableFile(atPath: full[0]) else {
-            throw ClientError(description: "\(what): \(full[0]) not found; install postgresql (scripts/install-deps.sh)")
+            throw TestFailure(description: "\(what): \(full[0]) not found; install postgresql (scripts/install-deps.sh)")
         }
         // A file, not a pipe: the server pg_ctl starts inherits it and would hold a pipe open.
         let outPath = folder.path + "/\(what.replacingOccurrences(of: " ", with: "-")).out"
@@ -71,7 +67,7 @@ final class TestPostgres {
         let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         guard status == 0 else {
             let log = (try? String(contentsOfFile: folder.path + "/log", encoding: .utf8)) ?? ""
-            throw ClientError(description: "\(what) failed (status \(status)): \(text)\(log)")
+            throw TestFailure(description: "\(what) failed (status \(status)): \(text)\(log)")
         }
     }
 
@@ -85,7 +81,7 @@ final class TestPostgres {
         let ok = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
         }
-        guard ok else { throw ClientError(description: "no free port: errno \(errno)") }
+        guard ok else { throw TestFailure(description: "no free port: errno \(errno)") }
         return UInt16(bigEndian: addr.sin_port)
     }
 }

@@ -11,18 +11,14 @@ import WaiCrypto
 final class RecorderTests: XCTestCase {
     func testAcksForAStreamPlayedByFFmpegThroughTheRelay() throws {
         let dir = try TempDir()
-        let made = try Subprocess("/usr/bin/ffmpeg", [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=3",
-            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
-            "-hls_playlist_type", "vod", "-hls_segment_filename", dir.path + "/seg%d.ts", dir.path + "/index.m3u8"], deadline: 120).run()
+        let made = try FFmpeg.makeStream(in: dir.path, seconds: 3)
         XCTAssertEqual(made.status, 0, made.stderrText)
         let origin = try FolderOrigin(root: dir.path)
         let lines = CMCDLines()
         let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey,
                                          cmcdIntervalSeconds: nil) { lines.add($0) }
         let session = try RelaySession(origin: origin.url("index.m3u8"), observer: recorder)
-        let played = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", session.playerURL,
-                                                                  "-map", "0", "-f", "framemd5", "-y", "/dev/null"], deadline: 120).run()
+        let played = try FFmpeg.play(session.playerURL)
         XCTAssertEqual(played.status, 0, played.stderrText)
         session.close()
         let bytes = try recorder.finish()

@@ -52,7 +52,7 @@ final class RelayEvidenceCLITests: XCTestCase {
         }
         pid.signal(SIGKILL)
         _ = try? pid.wait()
-        throw ClientError(description: "relay printed no URL: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        throw TestFailure(description: "relay printed no URL: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
     /// Plays like a player: the playlist, then each segment it lists, through the relay.

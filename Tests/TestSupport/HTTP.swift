@@ -7,10 +7,6 @@ import Foundation
 import Glibc
 #endif
 
-public struct HTTPClientError: Error, CustomStringConvertible {
-    public let description: String
-}
-
 public struct HTTPReply: Sendable {
     public var status: Int
     public var body: [UInt8]
@@ -23,7 +19,7 @@ public enum TestHTTP {
     public static func send(port: UInt16, method: String, target: String, contentType: String? = nil,
                      body: [UInt8] = [], declaredLength: Int? = nil, ipv6: Bool = false) throws -> HTTPReply {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPClientError(description: "socket: errno \(errno)") }
+        guard fd >= 0 else { throw TestFailure(description: "socket: errno \(errno)") }
         defer { close(fd) }
         var tv = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -46,7 +42,7 @@ public enum TestHTTP {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
-        guard rc == 0 else { throw HTTPClientError(description: "connect \(host): errno \(errno)") }
+        guard rc == 0 else { throw TestFailure(description: "connect \(host): errno \(errno)") }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         if let t = contentType { head += "Content-Type: \(t)\r\n" }
         if method == "POST" || !body.isEmpty { head += "Content-Length: \(declaredLength ?? body.count)\r\n" }
@@ -61,7 +57,7 @@ public enum TestHTTP {
             guard n > 0 else {
                 if errno == EINTR { continue }
                 if errno == ECONNRESET, !reply.isEmpty { break }
-                throw HTTPClientError(description: "recv: errno \(errno)")
+                throw TestFailure(description: "recv: errno \(errno)")
             }
             reply.append(contentsOf: buf[0..<n])
         }
@@ -82,16 +78,16 @@ public enum TestHTTP {
     private static func parse(_ reply: [UInt8]) throws -> HTTPReply {
         let sep: [UInt8] = [13, 10, 13, 10]
         guard let end = (0..<max(0, reply.count - 3)).first(where: { Array(reply[$0..<$0 + 4]) == sep }) else {
-            throw HTTPClientError(description: "reply without a header end (\(reply.count) bytes)")
+            throw TestFailure(description: "reply without a header end (\(reply.count) bytes)")
         }
         let head = String(decoding: reply[0..<end], as: UTF8.self)
         let parts = head.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, let status = Int(parts[1]) else { throw HTTPClientError(description: "bad status line: \(head.prefix(80))") }
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw TestFailure(description: "bad status line: \(head.prefix(80))") }
         let body = Array(reply[(end + 4)...])
         // A reply cut short (the server killed mid-send) is no reply: its body is not trusted.
         let lengthLine = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
         if let l = lengthLine, let n = Int(l.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)), body.count < n {
-            throw HTTPClientError(description: "reply body cut at \(body.count) of \(n) bytes")
+            throw TestFailure(description: "reply body cut at \(body.count) of \(n) bytes")
         }
         return HTTPReply(status: status, body: body)
     }

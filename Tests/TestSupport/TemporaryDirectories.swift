@@ -11,9 +11,11 @@ public struct TemporaryDirectoryError: Error, CustomStringConvertible {
 
 /// Creates a new folder under the system temporary folder, named `prefix-XXXXXX`.
 public func makeTemporaryDirectory(_ prefix: String) throws -> String {
-    var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
-    guard let p = mkdtemp(&template) else {
-        throw TemporaryDirectoryError(description: "mkdtemp \(NSTemporaryDirectory())\(prefix)-XXXXXX: \(String(cString: strerror(errno)))")
+    // NSTemporaryDirectory() ends in "/"; paths the tests compare must not hold "//".
+    let template = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(prefix)-XXXXXX")
+    var bytes = Array(template.utf8CString)
+    guard let p = mkdtemp(&bytes) else {
+        throw TemporaryDirectoryError(description: "mkdtemp \(template): \(String(cString: strerror(errno)))")
     }
     return String(cString: p)
 }

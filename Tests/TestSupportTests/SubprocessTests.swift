@@ -90,6 +90,8 @@ final class SubprocessTests: XCTestCase {
         dir = nil
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
 
+        XCTAssertFalse(path.contains("//"), path)
+
         let root = TemporaryRoot("subprocess-test-root")
         let a = try root.directory("a"), b = try root.directory("a")
         XCTAssertNotEqual(a, b)

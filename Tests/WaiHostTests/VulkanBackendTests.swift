@@ -145,17 +145,7 @@ final class VulkanBackendTests: XCTestCase {
     /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (they share the
     /// device's queue).
     func testConcurrentRunsOfDifferentGraphs() throws {
-        let plugin = try load()
-        let cases = try BackendCases.concurrentConvolutions()
-        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
-        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
-        let results = ResultBox(count: cases.count)
-        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
-            for _ in 0..<3 { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
-        }
-        for k in cases.indices {
-            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
-        }
+        try BackendCases.assertConcurrentRuns(on: try load(), repeats: 3)
     }
 
     // MARK: - the probe and the golden decodes
