@@ -68,6 +68,10 @@ public final class RunningSubprocess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
 
+        // Nothing else of this process reaches the child: not the sockets and pipes of a
+        // server the test runs, nor another child's pipe (which would never see its end).
+        CloseFrom.add(&actions, 3)
+
         // Its own process group, so a deadline kills what it started too; this process
         // ignores SIGPIPE, the child gets the default back.
         var attr = posix_spawnattr_t()
@@ -251,4 +255,24 @@ private final class DrainState: @unchecked Sendable {
 /// A write to a pipe whose reader died must fail with EPIPE, not kill the test process.
 private enum IgnoreSIGPIPE {
     static let once: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
+}
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34) is not in the Glibc overlay, so it
+/// is looked up at run time; without it each descriptor open now is closed one by one.
+private enum CloseFrom {
+    private typealias Fn = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let fn: Fn? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let sym = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(sym, to: Fn.self)
+    }()
+
+    static func add(_ actions: inout posix_spawn_file_actions_t, _ from: Int32) {
+        if let fn, fn(&actions, from) == 0 { return }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd >= from {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+    }
 }
