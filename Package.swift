@@ -103,12 +103,17 @@ let package = Package(
         .target(name: "OpenCLBackend", dependencies: ["BackendABI", "BackendDescriptor", "OpenCLRuntime"],
                 path: "Plugins/OpenCLBackend/Plugin"),
 
-        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities", "BackendABI"],
+        // What every test target shares: the subprocess runner (both pipes drained, a
+        // deadline), temporary folders, the HTTP clients, paths to the built products.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], path: "Tests/TestSupportTests"),
+        .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities",
+                                                        "BackendABI", "TestSupport"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "WaiSupportTests", dependencies: ["WaiSupport"], path: "Tests/WaiSupportTests"),
-        .testTarget(name: "RelayTests", dependencies: ["Relay"], path: "Tests/RelayTests"),
-        .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit"], path: "Tests/CLIKitTests"),
-        .testTarget(name: "AuditTests", dependencies: ["Audit"], path: "Tests/AuditTests",
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "TestSupport"], path: "Tests/RelayTests"),
+        .testTarget(name: "CLIKitTests", dependencies: ["WaiHostCLIKit", "TestSupport"], path: "Tests/CLIKitTests"),
+        .testTarget(name: "AuditTests", dependencies: ["Audit", "TestSupport"], path: "Tests/AuditTests",
                     exclude: ["verify_bundle.py"]),
     ]
 )

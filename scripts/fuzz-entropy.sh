@@ -22,10 +22,10 @@ entropy="Sources/WaiEntropy/Entropy/*.swift Sources/WaiCore/Support/Parallel.swi
 
 sources_for() {
   case "$1" in
-    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Sources/WaiEntropy/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift ;;
+    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Tests/Fuzz/Shared/Resealed.swift Sources/WaiEntropy/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift ;;
     # The entropy sources run lanes on the parallel helper (Sources/WaiCore/Support/Parallel.swift).
-    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift $entropy ;;
-    lanes)    echo Tests/Fuzz/envelope/LaneFuzz.swift $entropy ;;
+    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift Tests/Fuzz/envelope/FuzzTables.swift $entropy ;;
+    lanes)    echo Tests/Fuzz/envelope/LaneFuzz.swift Tests/Fuzz/envelope/FuzzTables.swift $entropy ;;
     *) echo "unknown fuzz target '$1' (envelope, rans, lanes)" >&2; return 1 ;;
   esac
 }
@@ -48,7 +48,7 @@ for target in "${targets[@]}"; do
   binary="$out/$target-fuzz"
   # shellcheck disable=SC2046
   if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-       -I Sources/COpenSSL $(sources_for "$target") -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
+       -I Sources/COpenSSL $(sources_for "$target") Tests/Fuzz/Shared/FuzzInput.swift -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
     cat "$out/$target-build.log" >&2
     exit 1
   fi

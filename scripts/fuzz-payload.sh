@@ -36,7 +36,7 @@ fi
 "$out/payload-corpus" "$out/corpus" >/dev/null
 
 if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/payload/PayloadFuzz.swift -lcrypto \
+     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/payload/PayloadFuzz.swift Tests/Fuzz/Shared/FuzzInput.swift -lcrypto \
      -o "$out/payload-fuzz" >"$out/fuzz-build.log" 2>&1; then
   cat "$out/fuzz-build.log" >&2
   exit 1

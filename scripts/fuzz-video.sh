@@ -54,7 +54,7 @@ for target in "${targets[@]}"; do
   esac
   binary="$out/$target-fuzz"
   if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-       -I Sources/COpenSSL "${sources[@]}" -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
+       -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/Shared/FuzzInput.swift -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
     cat "$out/$target-build.log" >&2
     exit 1
   fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the .whm model decoder (docs/model-container.md), certificate verifier included,
 # with libFuzzer on one core. Usage: scripts/fuzz.sh SECONDS
-# Builds Tests/Fuzz/model/ModelFuzz.swift into one module with the sources it tests
+# Builds Tests/Fuzz/model/ModelFuzz.swift and Tests/Fuzz/Shared into one module with the sources it tests
 # (swiftc -sanitize=fuzzer,address -parse-as-library), seeds the corpus with the valid
 # models Tests/Fuzz/model/CorpusGenerator.swift writes, runs for SECONDS and prints the
 # number of executions. A crash leaves its input in .build/fuzz-model/artifacts/ and makes
@@ -31,7 +31,7 @@ fi
 "$out/corpus-generator" "$out/corpus"
 
 if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/model/ModelFuzz.swift -lcrypto \
+     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/model/ModelFuzz.swift Tests/Fuzz/Shared/*.swift -lcrypto \
      -o "$out/model-fuzz" >"$out/fuzz-build.log" 2>&1; then
   cat "$out/fuzz-build.log" >&2
   exit 1

@@ -3,6 +3,7 @@
 // collector failures and across a restart of the relay.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -11,28 +12,13 @@ import Glibc
 #endif
 
 final class AuditCLITests: XCTestCase {
-    static var waihost: String {
-        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appendingPathComponent("waihost").path
-    }
+    static var waihost: String { TestPaths.waihost }
 
     struct Run { var status: Int32; var stdout: String; var stderr: String }
 
     func waihost(_ args: [String], env extra: [String: String] = [:]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.waihost)
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in extra { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        let r = try Subprocess(Self.waihost, args, environment: extra).run()
+        return Run(status: r.status, stdout: r.stdoutText, stderr: r.stderrText)
     }
 
     func testVerifySaysWhatFails() throws {
@@ -75,46 +61,24 @@ final class AuditCLITests: XCTestCase {
     /// One audited relay session played by ffmpeg: waits for the URL line, plays, stops the
     /// relay with SIGINT and returns its stderr.
     func relaySession(origin: String, collector: String, env: [String: String], keyFile: String, deliverWait: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.waihost)
-        p.arguments = ["relay", origin, "--collector", collector, "--owner", Fixture.owner.publicKey.hex,
-                       "--installation-key", keyFile, "--deliver-wait", deliverWait]
-        var e = ProcessInfo.processInfo.environment
-        for (k, v) in env { e[k] = v }
-        p.environment = e
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // A relay that hangs is killed, so the test fails instead of hanging the suite.
-        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
-        defer { watchdog.cancel() }
-        var line: [UInt8] = []
-        while true {
-            let c = out.fileHandleForReading.readData(ofLength: 1)
-            if c.isEmpty || c.first == 0x0A { break }
-            line += c
-        }
-        let url = String(decoding: line, as: UTF8.self)
+        // A relay that hangs is killed at the deadline, so the test fails instead of hanging the suite.
+        let p = try Subprocess(Self.waihost, ["relay", origin, "--collector", collector, "--owner", Fixture.owner.publicKey.hex,
+                                              "--installation-key", keyFile, "--deliver-wait", deliverWait],
+                               environment: env, deadline: 180).start()
+        let url = try p.readLine() ?? ""
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
-        let (played, log) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0",
-                                                              "-f", "framemd5", "-y", "/dev/null"])
-        XCTAssertEqual(played, 0, log)
-        kill(p.processIdentifier, SIGINT)
-        let errText = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
-        return String(decoding: errText, as: UTF8.self)
+        let played = try FFmpeg.play(url)
+        XCTAssertEqual(played.status, 0, played.stderrText)
+        p.signal(SIGINT)
+        let ended = try p.wait()
+        XCTAssertEqual(ended.status, 0)
+        return ended.stderrText
     }
 
     func testRelayBundleIsDeliveredThroughFailuresAndAcrossARestart() throws {
         let dir = try TempDir()
-        let (made, log) = try runProcess("/usr/bin/ffmpeg", [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=2",
-            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
-            "-hls_playlist_type", "vod", "-hls_segment_filename", dir.path + "/seg%d.ts", dir.path + "/index.m3u8"])
-        XCTAssertEqual(made, 0, log)
+        let made = try FFmpeg.makeStream(in: dir.path, seconds: 2)
+        XCTAssertEqual(made.status, 0, made.stderrText)
         let origin = try FolderOrigin(root: dir.path)
         let keyFile = dir.path + "/installation.key"
         try KeyFile.write(Fixture.installation, path: keyFile)

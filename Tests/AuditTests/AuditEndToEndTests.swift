@@ -4,6 +4,7 @@
 // bundle must then be in the collector's store exactly once, verify under the owner key, and
 // acknowledge every segment the player fetched with the SHA-256 of the file on disk.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -13,29 +14,26 @@ import Glibc
 
 final class AuditEndToEndTests: XCTestCase {
     func testRelaySessionReachesSQLiteCollector() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let db = dir.path + "/collector.db"
         try playAuditedSession(db: "sqlite:" + db, in: dir) { try SQLiteStore(path: db) }
     }
 
     func testRelaySessionReachesPostgresCollector() throws {
         let pg = try TestPostgres()
-        let dir = try TempFolder()
+        let dir = try TempDir()
         try playAuditedSession(db: pg.uri, in: dir) { try PostgresStore(uri: pg.uri) }
     }
 
-    private func playAuditedSession(db: String, in dir: TempFolder, openStore: () throws -> CollectorStore) throws {
+    private func playAuditedSession(db: String, in dir: TempDir, openStore: () throws -> CollectorStore) throws {
         let waihost = CollectorDurabilityTests.waihost
         guard FileManager.default.isExecutableFile(atPath: waihost) else {
             return XCTFail("\(waihost) is missing: build the package first (swift build)")
         }
         let stream = dir.path + "/stream"
         try FileManager.default.createDirectory(atPath: stream, withIntermediateDirectories: true)
-        let (made, makeLog) = try runProcess("/usr/bin/ffmpeg", [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=3",
-            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
-            "-hls_playlist_type", "vod", "-hls_segment_filename", stream + "/seg%d.ts", stream + "/index.m3u8"])
-        XCTAssertEqual(made, 0, makeLog)
+        let made = try FFmpeg.makeStream(in: stream, seconds: 3)
+        XCTAssertEqual(made.status, 0, made.stderrText)
         let segments = try FileManager.default.contentsOfDirectory(atPath: stream).filter { $0.hasSuffix(".ts") }.sorted()
         XCTAssertGreaterThanOrEqual(segments.count, 2, "\(segments)")
         let origin = try FolderOrigin(root: stream)
@@ -44,10 +42,10 @@ final class AuditEndToEndTests: XCTestCase {
         let ownerKey = dir.path + "/owner.key"
         try KeyFile.write(Fixture.owner, path: ownerKey)
         let serveLog = dir.path + "/serve.log"
-        let serve = try Spawn.start([waihost, "audit", "serve", "--db", db, "--key", ownerKey, "--port", "0"], output: serveLog)
-        var serveRunning = true
-        defer { if serveRunning { kill(serve, SIGKILL); _ = Spawn.wait(serve) } }
-        let port = try CollectorDurabilityTests.waitForPort(log: serveLog, pid: serve)
+        // Killed with its group when the test ends before it is stopped.
+        let serve = try Subprocess(waihost, ["audit", "serve", "--db", db, "--key", ownerKey, "--port", "0"],
+                                   output: .file(serveLog), deadline: 600).start()
+        let port = try CollectorDurabilityTests.waitForPort(log: serveLog, process: serve)
 
         // The relay, audited; the session ends on its own once the player stops asking.
         let installationKey = dir.path + "/installation.key"
@@ -62,9 +60,8 @@ final class AuditEndToEndTests: XCTestCase {
                        "acknowledged bundle left in the spool")
 
         // The player saw through the relay exactly what it sees straight from the origin.
-        let (direct, directLog) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", origin.url("index.m3u8"),
-                                                                    "-map", "0", "-f", "framemd5", "-y", dir.path + "/direct.framemd5"])
-        XCTAssertEqual(direct, 0, directLog)
+        let direct = try FFmpeg.play(origin.url("index.m3u8"), framemd5: dir.path + "/direct.framemd5")
+        XCTAssertEqual(direct.status, 0, direct.stderrText)
         let relayedFrames = try String(contentsOfFile: dir.path + "/relayed.framemd5", encoding: .utf8)
         XCTAssertEqual(relayedFrames, try String(contentsOfFile: dir.path + "/direct.framemd5", encoding: .utf8))
         XCTAssertTrue(relayedFrames.split(separator: "\n").contains { !$0.hasPrefix("#") }, "no frames played")
@@ -78,9 +75,8 @@ final class AuditEndToEndTests: XCTestCase {
         })
         XCTAssertEqual(fetched, Set(segments), "the player fetched other segments than the stream has:\n\(relayed.playerLog)")
 
-        kill(serve, SIGTERM)
-        XCTAssertEqual(Spawn.wait(serve), 0, (try? String(contentsOfFile: serveLog, encoding: .utf8)) ?? "")
-        serveRunning = false
+        serve.signal(SIGTERM)
+        XCTAssertEqual(try serve.wait().status, 0, (try? String(contentsOfFile: serveLog, encoding: .utf8)) ?? "")
 
         let store = try openStore()
         defer { store.close() }
@@ -100,8 +96,8 @@ final class AuditEndToEndTests: XCTestCase {
         // `waihost audit verify` on the stored bytes agrees.
         let stored = dir.path + "/stored.bundle"
         try Data(row.bytes).write(to: URL(fileURLWithPath: stored))
-        let (verified, verifyLog) = try runProcess(waihost, ["audit", "verify", stored, "--owner", Fixture.owner.publicKey.hex])
-        XCTAssertEqual(verified, 0, verifyLog)
+        let verified = try Subprocess(waihost, ["audit", "verify", stored, "--owner", Fixture.owner.publicKey.hex], deadline: 120).run()
+        XCTAssertEqual(verified.status, 0, verified.stderrText)
 
         // Every segment the player fetched is acknowledged with the file's size and SHA-256.
         XCTAssertTrue(v.acks.contains { $0.kind == .playlist && $0.uri == origin.url("index.m3u8") }, "\(v.acks)")
@@ -145,41 +141,16 @@ final class AuditEndToEndTests: XCTestCase {
     /// end the session by itself and deliver the bundle.
     private func relaySession(waihost: String, origin: String, collector: String, keyFile: String,
                               cacheDir: String, framemd5: String) throws -> RelayRun {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: waihost)
         // --idle-after leaves the player a few seconds to start: the clock runs from the start.
-        p.arguments = ["relay", origin, "--collector", collector, "--owner", Fixture.owner.publicKey.hex,
-                       "--installation-key", keyFile, "--idle-after", "3", "--deliver-wait", "60"]
-        var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = cacheDir
-        p.environment = env
-        let errPath = cacheDir + ".relay-stderr"
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        // A relay that hangs is killed, so the test fails instead of hanging the suite.
-        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
-        defer { watchdog.cancel() }
-        var line: [UInt8] = []
-        while true {
-            let c = out.fileHandleForReading.readData(ofLength: 1)
-            if c.isEmpty || c.first == 0x0A { break }
-            line += c
-        }
-        let url = String(decoding: line, as: UTF8.self)
+        // A relay that hangs is killed at the deadline, so the test fails instead of hanging the suite.
+        let p = try Subprocess(waihost, ["relay", origin, "--collector", collector, "--owner", Fixture.owner.publicKey.hex,
+                                         "--installation-key", keyFile, "--idle-after", "3", "--deliver-wait", "60"],
+                               environment: ["WAIHOST_CACHE_DIR": cacheDir], deadline: 180).start()
+        let url = try p.readLine() ?? ""
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
-        let (played, playerLog) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0",
-                                                                    "-f", "framemd5", "-y", framemd5])
-        XCTAssertEqual(played, 0, playerLog)
-        _ = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try err.close()
-        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        return RelayRun(status: p.terminationStatus, stderr: stderr, playerLog: playerLog)
+        let played = try FFmpeg.play(url, framemd5: framemd5)
+        XCTAssertEqual(played.status, 0, played.stderrText)
+        let ended = try p.wait()
+        return RelayRun(status: ended.status, stderr: ended.stderrText, playerLog: played.stderrText)
     }
 }

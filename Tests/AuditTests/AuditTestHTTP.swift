@@ -86,35 +86,3 @@ final class TestCollector: @unchecked Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body[...])
     }
 }
-
-final class TempDir {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "audit-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// Runs a program, killing it after `limit` seconds so a hung player fails instead of hanging.
-func runProcess(_ exe: String, _ args: [String], limit: Double = 120) throws -> (status: Int32, stderr: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: exe)
-    p.arguments = args
-    let errFile = NSTemporaryDirectory() + "audit-proc-\(UUID().uuidString)"
-    _ = FileManager.default.createFile(atPath: errFile, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: errFile) }
-    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errFile))
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    let deadline = Date().addingTimeInterval(limit)
-    while p.isRunning {
-        if Date() > deadline { p.terminate(); break }
-        usleep(20_000)
-    }
-    p.waitUntilExit()
-    try err.close()
-    return (p.terminationStatus, (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? "")
-}

@@ -1,6 +1,7 @@
 // Keys and small bundles shared by the audit tests.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -43,5 +44,24 @@ func XCTAssertBundleError(_ bytes: [UInt8], _ expected: AuditBundleError, owner:
         XCTFail("bundle verified; expected \(expected)", file: file, line: line)
     } catch {
         XCTAssertEqual(error, expected, file: file, line: line)
+    }
+}
+
+/// The real ffmpeg for the audit tests: a small stream to relay, and the player.
+enum FFmpeg {
+    /// `seconds` of 96x64 H.264 at 10 fps as a VOD playlist, index.m3u8 and one-second
+    /// segments seg0.ts, seg1.ts, … in `dir`.
+    static func makeStream(in dir: String, seconds: Int) throws -> SubprocessResult {
+        try Subprocess("/usr/bin/ffmpeg", [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=\(seconds)",
+            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
+            "-hls_playlist_type", "vod", "-hls_segment_filename", dir + "/seg%d.ts", dir + "/index.m3u8"], deadline: 120).run()
+    }
+
+    /// Plays `url` to the end into framemd5 lines written to `framemd5`; its stderr (the
+    /// log, with each URL it opened) is the result's.
+    static func play(_ url: String, framemd5: String = "/dev/null") throws -> SubprocessResult {
+        try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0", "-f", "framemd5", "-y", framemd5],
+                       deadline: 120).run()
     }
 }

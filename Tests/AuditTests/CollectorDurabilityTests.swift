@@ -2,6 +2,7 @@
 // moments, restart, several rounds. Afterwards every bundle that got a 200 is in the database
 // exactly once with its exact bytes, and nothing is there that was never posted.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -20,7 +21,7 @@ final class CollectorDurabilityTests: XCTestCase {
             return XCTFail("\(Self.waihost) is missing: build the package first (swift build)")
         }
         signal(SIGPIPE, SIG_IGN)
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let keyPath = dir.path + "/owner.key"
         try KeyFile.write(Fixture.owner, path: keyPath)
         let db = dir.path + "/collector.db"
@@ -32,12 +33,12 @@ final class CollectorDurabilityTests: XCTestCase {
 
         for round in 0..<4 {
             let log = dir.path + "/serve-\(round).log"
-            let pid = try Spawn.start([Self.waihost, "audit", "serve", "--db", "sqlite:" + db, "--key", keyPath, "--port", "0"],
-                                      output: log)
+            let pid = try Subprocess(Self.waihost, ["audit", "serve", "--db", "sqlite:" + db, "--key", keyPath, "--port", "0"],
+                                     output: .file(log), deadline: 600).start()
             let port: UInt16
-            do { port = try Self.waitForPort(log: log, pid: pid) } catch {
-                kill(pid, SIGKILL)
-                _ = Spawn.wait(pid)
+            do { port = try Self.waitForPort(log: log, process: pid) } catch {
+                pid.signal(SIGKILL)
+                _ = try? pid.wait()
                 throw error
             }
             // Bundles posted before a kill but never answered are sent again first.
@@ -84,10 +85,10 @@ final class CollectorDurabilityTests: XCTestCase {
                 }
             }
             // Kill mid-load: after the first acknowledgement of the round, a random moment later.
-            while roundAcks.value == 0 && problems.value.isEmpty && Self.alive(pid) { usleep(1000) }
+            while roundAcks.value == 0 && problems.value.isEmpty && pid.isRunning { usleep(1000) }
             usleep(UInt32.random(in: 0...400_000, using: &rng))
-            kill(pid, SIGKILL)
-            _ = Spawn.wait(pid)
+            pid.signal(SIGKILL)
+            _ = try? pid.wait()
             group.wait()
             XCTAssertEqual(problems.value, [], "round \(round)")
             if !problems.value.isEmpty { break }
@@ -109,27 +110,20 @@ final class CollectorDurabilityTests: XCTestCase {
         }
     }
 
-    static func alive(_ pid: pid_t) -> Bool { kill(pid, 0) == 0 && !exited(pid) }
-
-    private static func exited(_ pid: pid_t) -> Bool {
-        var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) == pid
-    }
-
     /// Reads the port from the first line `waihost audit serve` prints.
-    static func waitForPort(log: String, pid: pid_t) throws -> UInt16 {
+    static func waitForPort(log: String, process: RunningSubprocess) throws -> UInt16 {
         for _ in 0..<30_000 {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("{\"port\":") }),
                let port = UInt16(line.dropFirst(8).prefix(while: { $0.isNumber })) {
                 return port
             }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                throw ClientError(description: "waihost audit serve exited (status \(status)): \(text)")
+            if !process.isRunning {
+                let status = try process.wait().termination
+                throw TestFailure(description: "waihost audit serve exited (\(status)): \(text)")
             }
             usleep(1000)
         }
-        throw ClientError(description: "waihost audit serve printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        throw TestFailure(description: "waihost audit serve printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 }

@@ -1,6 +1,7 @@
-// Shared by the collector tests: a raw HTTP/1.1 client (so the bytes sent are exactly the
-// bytes meant), a throwaway PostgreSQL cluster, temporary folders and bundles.
+// Shared by the collector tests: a throwaway PostgreSQL cluster and bundles (the raw HTTP
+// client is TestSupport's TestHTTP).
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -8,125 +9,27 @@ import WaiCrypto
 import Glibc
 #endif
 
-struct HTTPReply {
-    var status: Int
-    var body: [UInt8]
-    var text: String { String(decoding: body, as: UTF8.self) }
-}
-
-struct ClientError: Error, CustomStringConvertible {
-    var description: String
-}
-
-enum TestHTTP {
-    /// One request on a fresh connection (`Connection: close`); reads the reply to EOF.
-    /// `ipv6`: to [::1] instead of 127.0.0.1.
-    static func send(port: UInt16, method: String, target: String, contentType: String? = nil,
-                     body: [UInt8] = [], declaredLength: Int? = nil, ipv6: Bool = false) throws -> HTTPReply {
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(description: "socket: errno \(errno)") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let host = ipv6 ? "[::1]:\(port)" : "127.0.0.1:\(port)"
-        let rc: Int32
-        if ipv6 {
-            var addr = sockaddr_in6()
-            addr.sin6_family = sa_family_t(AF_INET6)
-            addr.sin6_port = port.bigEndian
-            addr.sin6_addr = in6addr_loopback
-            rc = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = port.bigEndian
-            addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-            rc = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        guard rc == 0 else { throw ClientError(description: "connect \(host): errno \(errno)") }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
-        if let t = contentType { head += "Content-Type: \(t)\r\n" }
-        if method == "POST" || !body.isEmpty { head += "Content-Length: \(declaredLength ?? body.count)\r\n" }
-        head += "\r\n"
-        try writeAll(fd, Array(head.utf8) + body)
-        if declaredLength != nil { shutdown(fd, Int32(SHUT_WR)) }
-        var reply: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { break }
-            guard n > 0 else {
-                if errno == EINTR { continue }
-                if errno == ECONNRESET, !reply.isEmpty { break }
-                throw ClientError(description: "recv: errno \(errno)")
-            }
-            reply.append(contentsOf: buf[0..<n])
-        }
-        return try parse(reply)
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
-            // The server may answer (413) and close before it read everything: read the reply.
-            guard n > 0 else { return }
-            off += n
-        }
-    }
-
-    private static func parse(_ reply: [UInt8]) throws -> HTTPReply {
-        let sep: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, reply.count - 3)).first(where: { Array(reply[$0..<$0 + 4]) == sep }) else {
-            throw ClientError(description: "reply without a header end (\(reply.count) bytes)")
-        }
-        let head = String(decoding: reply[0..<end], as: UTF8.self)
-        let parts = head.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, let status = Int(parts[1]) else { throw ClientError(description: "bad status line: \(head.prefix(80))") }
-        let body = Array(reply[(end + 4)...])
-        // A reply cut short (the server killed mid-send) is no reply: its body is not trusted.
-        let lengthLine = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-        if let l = lengthLine, let n = Int(l.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)), body.count < n {
-            throw ClientError(description: "reply body cut at \(body.count) of \(n) bytes")
-        }
-        return HTTPReply(status: status, body: body)
-    }
-
+extension TestHTTP {
     static func postBundle(port: UInt16, _ bytes: [UInt8], ipv6: Bool = false) throws -> HTTPReply {
         try send(port: port, method: "POST", target: "/v1/sessions", contentType: "application/json", body: bytes, ipv6: ipv6)
     }
 }
 
-final class TempFolder {
-    let path: String
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/waihost-collector-XXXXXX").utf8CString)
-        guard let p = mkdtemp(&template) else { throw ClientError(description: "mkdtemp: errno \(errno)") }
-        path = String(cString: p)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// A PostgreSQL cluster of its own in a temporary folder, on a free port; stopped on deinit.
 /// As root (CI) the server runs as the `postgres` user: PostgreSQL refuses to run as root.
 final class TestPostgres {
-    let folder: TempFolder
+    let folder: TempDir
     let port: UInt16
     let uri: String
     private let asUser: [String]
     private static let bin = "/usr/lib/postgresql/15/bin"
 
     init() throws {
-        folder = try TempFolder()
+        folder = try TempDir()
         asUser = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--clear-groups"] : []
         if getuid() == 0 {
             guard chown(folder.path, Self.postgresUID(), gid_t(UInt32.max)) == 0 else {
-                throw ClientError(description: "chown \(folder.path) to postgres: errno \(errno) (is the postgres user there? scripts/install-deps.sh)")
+                throw TestFailure(description: "chown \(folder.path) to postgres: errno \(errno) (is the postgres user there? scripts/install-deps.sh)")
             }
         }
         port = try Self.freePort()
@@ -156,15 +59,15 @@ final class TestPostgres {
     private func run(_ argv: [String], what: String) throws {
         let full = asUser + argv
         guard FileManager.default.isExecutableFile(atPath: full[0]) else {
-            throw ClientError(description: "\(what): \(full[0]) not found; install postgresql (scripts/install-deps.sh)")
+            throw TestFailure(description: "\(what): \(full[0]) not found; install postgresql (scripts/install-deps.sh)")
         }
         // A file, not a pipe: the server pg_ctl starts inherits it and would hold a pipe open.
         let outPath = folder.path + "/\(what.replacingOccurrences(of: " ", with: "-")).out"
-        let status = try Spawn.run(full, output: outPath)
+        let status = try Subprocess(full[0], Array(full.dropFirst()), output: .file(outPath), deadline: 300).run().status
         let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         guard status == 0 else {
             let log = (try? String(contentsOfFile: folder.path + "/log", encoding: .utf8)) ?? ""
-            throw ClientError(description: "\(what) failed (status \(status)): \(text)\(log)")
+            throw TestFailure(description: "\(what) failed (status \(status)): \(text)\(log)")
         }
     }
 
@@ -178,7 +81,7 @@ final class TestPostgres {
         let ok = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
         }
-        guard ok else { throw ClientError(description: "no free port: errno \(errno)") }
+        guard ok else { throw TestFailure(description: "no free port: errno \(errno)") }
         return UInt16(bigEndian: addr.sin_port)
     }
 }
@@ -280,38 +183,4 @@ final class Locked<T>: @unchecked Sendable {
     init(_ v: T) { self.v = v }
     var value: T { lock.lock(); defer { lock.unlock() }; return v }
     func update(_ f: (inout T) -> Void) { lock.lock(); f(&v); lock.unlock() }
-}
-
-/// posix_spawn and waitpid: Foundation's Process did not reap pg_ctl here (it stayed a zombie
-/// while waitUntilExit waited), so the tests spawn and wait themselves.
-enum Spawn {
-    /// `environment`: added to this process's environment for the child.
-    static func start(_ argv: [String], output: String, environment: [String: String] = [:]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { cEnv.forEach { free($0) } }
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
-        guard rc == 0 else { throw ClientError(description: "spawn \(argv[0]): \(String(cString: strerror(rc)))") }
-        return pid
-    }
-
-    static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    }
-
-    static func run(_ argv: [String], output: String) throws -> Int32 {
-        wait(try start(argv, output: output))
-    }
 }

@@ -2,13 +2,14 @@
 // bundles made by the audit API are acknowledged only once stored, resends get the same
 // acknowledgement, conflicts 409, and every kind of bad input a 4xx with nothing stored.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
 
 final class CollectorHTTPTests: XCTestCase {
     func testEndToEndOnSQLite() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         try exercise(try SQLiteStore(path: dir.path + "/collector.db"))
     }
 

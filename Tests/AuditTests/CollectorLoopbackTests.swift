@@ -1,6 +1,7 @@
 // The collector on both loopbacks (docs/collector.md §Listening): the same port on 127.0.0.1
 // and ::1, bundles acknowledged and /health answered over either.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import Relay
@@ -11,9 +12,8 @@ import Glibc
 
 final class CollectorLoopbackTests: XCTestCase {
     func testTheCollectorAnswersOnIPv4AndIPv6Loopback() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("collector-loopback-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let tmp = try TempDir("collector-loopback")
+        let dir = URL(fileURLWithPath: tmp.path)
         let store = try SQLiteStore(path: dir.path + "/collector.db")
         let server = try CollectorServer(service: CollectorService(store: store, ownerKey: Fixture.owner),
                                          bindAddresses: CollectorServer.loopback)

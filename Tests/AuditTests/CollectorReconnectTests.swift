@@ -2,6 +2,7 @@
 // server is down every bundle gets a one-line 503 and /health says degraded; once it is back
 // the collector reconnects by itself and acknowledges again, with no restart of its own.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto

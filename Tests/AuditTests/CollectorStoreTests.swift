@@ -1,13 +1,14 @@
 // Both stores against one contract: idempotent bundles, 409-worthy conflicts, exact bytes,
 // CMCD deduplication, and concurrent writers through group commit.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import CSQLite
 
 final class CollectorStoreTests: XCTestCase {
     func testSQLiteStoreContract() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let store = try SQLiteStore(path: dir.path + "/c.db")
         try StoreContract.check(store)
         store.close()
@@ -17,12 +18,12 @@ final class CollectorStoreTests: XCTestCase {
     }
 
     func testSQLiteStoreConcurrentWriters() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         try StoreContract.concurrent(try SQLiteStore(path: dir.path + "/c.db"))
     }
 
     func testSQLiteRunsWALWithFullSync() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         // WAL mode is recorded in the database file, so a fresh connection reports it.
         try SQLiteStore(path: dir.path + "/c.db").close()
         var db: OpaquePointer?

@@ -2,6 +2,7 @@
 // upload holds its declared length of the body budget; another that does not fit gets 503
 // (the relay retries); when the stalled one goes, its share comes back.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -11,7 +12,7 @@ import Glibc
 
 final class CollectorUploadBudgetTests: XCTestCase {
     func testUploadsBeyondTheBodyBudgetGet503() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let store = try SQLiteStore(path: dir.path + "/c.db")
         let server = try CollectorServer(service: CollectorService(store: store, ownerKey: Fixture.owner),
                                          uploadBudget: AuditLimits.bundleBytes)

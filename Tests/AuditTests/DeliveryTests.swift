@@ -2,6 +2,7 @@
 // retried until the collector's signed acknowledgement verifies, and only then removed.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto

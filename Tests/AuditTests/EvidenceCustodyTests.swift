@@ -3,6 +3,7 @@
 // bundle only ever goes to its own owner's collector; a long session continues in chained
 // bundles that each verify; a journal whose writer is gone becomes a bundle.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 @testable import Relay
@@ -125,8 +126,8 @@ final class EvidenceCustodyTests: XCTestCase {
             // `waihost audit verify` accepts each part.
             let file = dir.path + "/part\(i).bundle"
             try Data(bytes).write(to: URL(fileURLWithPath: file))
-            let (status, err) = try runProcess(AuditCLITests.waihost, ["audit", "verify", file, "--owner", Fixture.owner.publicKey.hex])
-            XCTAssertEqual(status, 0, "part \(i): \(err)")
+            let verify = try Subprocess(AuditCLITests.waihost, ["audit", "verify", file, "--owner", Fixture.owner.publicKey.hex], deadline: 120).run()
+            XCTAssertEqual(verify.status, 0, "part \(i): \(verify.stderrText)")
         }
         XCTAssertEqual(acks, 100)
         XCTAssertTrue(try AuditBundle.verify(parts[0].1).acks[0].uri.hasPrefix("http://***@127.0.0.1:1/"))

@@ -3,6 +3,7 @@
 // refuses a tampered bundle.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -10,19 +11,12 @@ import WaiCrypto
 final class IndependentVerifierTests: XCTestCase {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("verify_bundle.py").path
 
+    /// The status and what it printed, stdout then stderr.
     func run(_ args: [String]) throws -> (Int32, String) {
-        let p = Process()
         // Debian's interpreter, which has python3-cryptography (scripts/install-deps.sh); a
         // python3 earlier on PATH (pyenv, a venv) may not.
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try Subprocess("/usr/bin/python3", args, deadline: 120).run()
+        return (r.status, r.stdoutText + r.stderrText)
     }
 
     func testPythonVerifierAgrees() throws {
@@ -30,9 +24,8 @@ final class IndependentVerifierTests: XCTestCase {
         guard rc == 0 else {
             return XCTFail("python3 with the `cryptography` package is required: /usr/bin/python3 with Debian's python3-cryptography (scripts/install-deps.sh): \(text)")
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-py-\(AuditChain.newSessionId())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let tmp = try TempDir("audit-py")
+        let dir = URL(fileURLWithPath: tmp.path)
 
         var c = try AuditChain(installationKey: Fixture.installation, owner: Fixture.owner.publicKey)
         try c.append(.ack(Fixture.ack(0)))

@@ -2,6 +2,7 @@
 // refused by `audit serve` and `relay` (saying which mode and how to fix it); the SQLite store
 // is created 0600, its WAL and shared-memory files too.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -16,7 +17,7 @@ final class KeyFileModeTests: XCTestCase {
     }
 
     func testWideKeyFilesAreRefused() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let key = dir.path + "/owner.key"
         try KeyFile.write(Fixture.owner, path: key)
         XCTAssertEqual(try PrivateKeyFile.read(path: key).publicKey, Fixture.owner.publicKey)
@@ -30,20 +31,20 @@ final class KeyFileModeTests: XCTestCase {
         XCTAssertEqual(try PrivateKeyFile.read(path: key).publicKey, Fixture.owner.publicKey)
 
         chmod(key, 0o644)
-        let serve = try runProcess(AuditCLITests.waihost, ["audit", "serve", "--db", "sqlite:" + dir.path + "/c.db", "--key", key,
-                                                         "--port", "0"], limit: 30)
-        XCTAssertEqual(serve.status, 1, serve.stderr)
-        XCTAssertTrue(serve.stderr.contains("key file \(key) has mode 0644"), serve.stderr)
-        XCTAssertTrue(serve.stderr.contains("chmod 600 \(key)"), serve.stderr)
+        let serve = try Subprocess(AuditCLITests.waihost, ["audit", "serve", "--db", "sqlite:" + dir.path + "/c.db", "--key", key,
+                                                         "--port", "0"], deadline: 30).run()
+        XCTAssertEqual(serve.status, 1, serve.stderrText)
+        XCTAssertTrue(serve.stderrText.contains("key file \(key) has mode 0644"), serve.stderrText)
+        XCTAssertTrue(serve.stderrText.contains("chmod 600 \(key)"), serve.stderrText)
 
-        let relay = try runProcess(AuditCLITests.waihost, ["relay", "http://127.0.0.1:1/index.m3u8", "--collector", "http://127.0.0.1:1",
-                                                         "--owner", Fixture.owner.publicKey.hex, "--installation-key", key], limit: 30)
-        XCTAssertEqual(relay.status, 1, relay.stderr)
-        XCTAssertTrue(relay.stderr.contains("key file \(key) has mode 0644"), relay.stderr)
+        let relay = try Subprocess(AuditCLITests.waihost, ["relay", "http://127.0.0.1:1/index.m3u8", "--collector", "http://127.0.0.1:1",
+                                                         "--owner", Fixture.owner.publicKey.hex, "--installation-key", key], deadline: 30).run()
+        XCTAssertEqual(relay.status, 1, relay.stderrText)
+        XCTAssertTrue(relay.stderrText.contains("key file \(key) has mode 0644"), relay.stderrText)
     }
 
     func testDefaultInstallationKeyWithWideModeIsRefused() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let path = dir.path + "/audit/installation.key"
         _ = try InstallationKey.loadOrCreate(path: path)
         XCTAssertEqual(mode(path), 0o600)
@@ -54,7 +55,7 @@ final class KeyFileModeTests: XCTestCase {
     }
 
     func testSQLiteStoreIsCreatedPrivate() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let old = umask(0o022)
         defer { umask(old) }
         let db = dir.path + "/collector.db"

@@ -2,6 +2,7 @@
 // ffmpeg, and ad claims for DATERANGE and CUE-OUT/IN markers, in a bundle that verifies.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import Relay
@@ -10,19 +11,15 @@ import WaiCrypto
 final class RecorderTests: XCTestCase {
     func testAcksForAStreamPlayedByFFmpegThroughTheRelay() throws {
         let dir = try TempDir()
-        let (made, log) = try runProcess("/usr/bin/ffmpeg", [
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10:duration=3",
-            "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-g", "10", "-f", "hls", "-hls_time", "1",
-            "-hls_playlist_type", "vod", "-hls_segment_filename", dir.path + "/seg%d.ts", dir.path + "/index.m3u8"])
-        XCTAssertEqual(made, 0, log)
+        let made = try FFmpeg.makeStream(in: dir.path, seconds: 3)
+        XCTAssertEqual(made.status, 0, made.stderrText)
         let origin = try FolderOrigin(root: dir.path)
         let lines = CMCDLines()
         let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey,
                                          cmcdIntervalSeconds: nil) { lines.add($0) }
         let session = try RelaySession(origin: origin.url("index.m3u8"), observer: recorder)
-        let (played, playLog) = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", session.playerURL,
-                                                                  "-map", "0", "-f", "framemd5", "-y", "/dev/null"])
-        XCTAssertEqual(played, 0, playLog)
+        let played = try FFmpeg.play(session.playerURL)
+        XCTAssertEqual(played.status, 0, played.stderrText)
         session.close()
         let bytes = try recorder.finish()
         XCTAssertEqual(try recorder.finish(), bytes, "finish is idempotent")

@@ -2,6 +2,7 @@
 // delivers what was journaled before the kill; with a spool that refuses the bundle, the
 // relay delivers from memory, or exits 3 saying the evidence is lost (never 0).
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -37,11 +38,11 @@ final class RelayEvidenceCLITests: XCTestCase {
     }
 
     /// Starts the relay; returns its pid, its output file and the player URL it printed.
-    static func startRelay(_ s: Stream, collector: String, extra: [String] = []) throws -> (pid_t, String, String) {
+    static func startRelay(_ s: Stream, collector: String, extra: [String] = []) throws -> (RunningSubprocess, String, String) {
         let log = s.dir.path + "/relay-\(UUID().uuidString).log"
-        let pid = try Spawn.start([AuditCLITests.waihost, "relay", s.origin.url("index.m3u8"), "--collector", collector,
-                                   "--owner", Fixture.owner.publicKey.hex, "--installation-key", s.keyFile] + extra,
-                                  output: log, environment: s.env)
+        let pid = try Subprocess(AuditCLITests.waihost, ["relay", s.origin.url("index.m3u8"), "--collector", collector,
+                                                         "--owner", Fixture.owner.publicKey.hex, "--installation-key", s.keyFile] + extra,
+                                 environment: s.env, output: .file(log), deadline: 600).start()
         for _ in 0..<3000 {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("http://127.0.0.1:") }) {
@@ -49,9 +50,9 @@ final class RelayEvidenceCLITests: XCTestCase {
             }
             usleep(10_000)
         }
-        kill(pid, SIGKILL)
-        _ = Spawn.wait(pid)
-        throw ClientError(description: "relay printed no URL: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        pid.signal(SIGKILL)
+        _ = try? pid.wait()
+        throw TestFailure(description: "relay printed no URL: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
     /// Plays like a player: the playlist, then each segment it lists, through the relay.
@@ -90,15 +91,15 @@ final class RelayEvidenceCLITests: XCTestCase {
             usleep(10_000)
         }
         XCTAssertFalse(journal.isEmpty, "no journal with the session's records in \(s.ownerSpool)")
-        kill(pid, SIGKILL)
-        XCTAssertEqual(Spawn.wait(pid), 128 + SIGKILL)
+        pid.signal(SIGKILL)
+        XCTAssertEqual(try pid.wait().status, 128 + SIGKILL)
         XCTAssertEqual(collector.postCount, 0, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         let killedSession = String(journal.dropLast(".journal".count))
 
         // The next run, any session: the dead relay's journal is recovered and delivered.
         let (pid2, log2, _) = try Self.startRelay(s, collector: collector.base, extra: ["--deliver-wait", "60"])
-        kill(pid2, SIGINT)
-        let status = Spawn.wait(pid2)
+        pid2.signal(SIGINT)
+        let status = try pid2.wait().status
         let out = (try? String(contentsOfFile: log2, encoding: .utf8)) ?? ""
         XCTAssertEqual(status, 0, out)
         XCTAssertTrue(out.contains("audit bundle \(killedSession) recovered"), out)
@@ -123,8 +124,8 @@ final class RelayEvidenceCLITests: XCTestCase {
             // The spool stops taking files (as a full or read-only file system would).
             try FileManager.default.removeItem(atPath: s.ownerSpool)
             FileManager.default.createFile(atPath: s.ownerSpool, contents: Data())
-            kill(pid, SIGINT)
-            let status = Spawn.wait(pid)
+            pid.signal(SIGINT)
+            let status = try pid.wait().status
             let out = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             XCTAssertTrue(out.contains("could not be spooled, held in memory"), out)
             if collectorUp {
@@ -171,9 +172,9 @@ final class RedactionTests: XCTestCase {
         let withUser = collector.base.replacingOccurrences(of: "http://", with: "http://collector:secret1@")
         let log = s.dir.path + "/relay.log"
         let origin = s.origin.url("index.m3u8").replacingOccurrences(of: "http://", with: "http://origin:secret2@")
-        let pid = try Spawn.start([AuditCLITests.waihost, "relay", origin, "--collector", withUser,
-                                   "--owner", Fixture.owner.publicKey.hex, "--installation-key", s.keyFile, "--deliver-wait", "60"],
-                                  output: log, environment: s.env)
+        let pid = try Subprocess(AuditCLITests.waihost, ["relay", origin, "--collector", withUser, "--owner", Fixture.owner.publicKey.hex,
+                                                         "--installation-key", s.keyFile, "--deliver-wait", "60"],
+                                 environment: s.env, output: .file(log), deadline: 600).start()
         var url = ""
         for _ in 0..<3000 where url.isEmpty {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -182,8 +183,8 @@ final class RedactionTests: XCTestCase {
         }
         XCTAssertFalse(url.isEmpty)
         if !url.isEmpty { try RelayEvidenceCLITests.play(url) }
-        kill(pid, SIGINT)
-        XCTAssertEqual(Spawn.wait(pid), 0)
+        pid.signal(SIGINT)
+        XCTAssertEqual(try pid.wait().status, 0)
         let out = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         XCTAssertTrue(out.contains("not delivered, retry"), "the 503 was reported: \(out)")
         XCTAssertFalse(out.contains("secret"), out)

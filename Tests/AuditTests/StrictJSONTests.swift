@@ -3,6 +3,7 @@
 // stand between these bundles and the store: each is refused naming its path, nothing is
 // stored, and what is stored passes SQLite's json_valid.
 import Foundation
+import TestSupport
 import XCTest
 @testable import Audit
 import WaiCrypto
@@ -107,7 +108,7 @@ final class StrictJSONTests: XCTestCase {
     }
 
     func testCollectorRefusesAmbiguousBundlesAndStoresValidJSON() throws {
-        let dir = try TempFolder()
+        let dir = try TempDir()
         let db = dir.path + "/collector.db"
         let store = try SQLiteStore(path: db)
         let server = try CollectorServer(service: CollectorService(store: store, ownerKey: Fixture.owner))
@@ -180,13 +181,6 @@ private extension Array where Element == UInt8 {
 
 /// Runs a Python 3 program (Debian's, with its sqlite3 module); returns stdout, trimmed.
 func runPython(_ program: String, _ args: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    p.arguments = ["-c", program] + args
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    try Subprocess("/usr/bin/python3", ["-c", program] + args, deadline: 120).run().stdoutText
+        .trimmingCharacters(in: .whitespacesAndNewlines)
 }

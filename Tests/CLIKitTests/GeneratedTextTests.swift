@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import WaiHostCLIKit
 
@@ -53,22 +54,14 @@ final class GeneratedTextTests: XCTestCase {
     func testGroffReadsThePagesWithoutWarnings() throws {
         let groff = "/usr/bin/groff"
         guard FileManager.default.isExecutableFile(atPath: groff) else { throw XCTSkip("no groff") }
-        let dir = NSTemporaryDirectory() + "waihost-man-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TempDir("waihost-man")
+        let dir = tmp.path
         for page in ManPage.pages(CLI.table, version: "0.1.0", date: "2026-12-01") {
             let path = dir + "/" + page.name
             try page.text.write(toFile: path, atomically: true, encoding: .utf8)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: groff)
-            p.arguments = ["-man", "-Tutf8", "-ww", "-z", path]
-            let err = Pipe()
-            p.standardError = err
-            try p.run()
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, page.name)
-            XCTAssertEqual(text, "", page.name)
+            let r = try Subprocess(groff, ["-man", "-Tutf8", "-ww", "-z", path], deadline: 120).run()
+            XCTAssertEqual(r.status, 0, page.name)
+            XCTAssertEqual(r.stderrText, "", page.name)
         }
     }
 
@@ -99,16 +92,9 @@ final class GeneratedTextTests: XCTestCase {
                 _waihost
                 printf '%s\\n' "${COMPREPLY[@]}"
                 """
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: bash)
-            p.arguments = ["--norc", "--noprofile", "-c", program]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0)
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            let r = try Subprocess(bash, ["--norc", "--noprofile", "-c", program], deadline: 120).run()
+            XCTAssertEqual(r.status, 0, r.stderrText)
+            return r.stdoutText.split(separator: "\n").map(String.init)
         }
         XCTAssertEqual(try complete(["waihost", "ma"]), ["make-model", "make-picture"])
         XCTAssertEqual(try complete(["waihost", "probe", "--f"]), ["--fresh"])

@@ -667,25 +667,13 @@ static void defect_graph_release(wai_prepared_graph *handle)
     free_defect_graph((defect_graph *)(void *)handle);
 }
 
-static wai_backend_iface defect_iface;
-
-__attribute__((visibility("default")))
-wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                             char *err, size_t err_cap);
-
-wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                             char *err, size_t err_cap)
+static void wrap_table(wai_backend_iface *table)
 {
-    const wai_backend_iface *plain = NULL;
-    wai_status st = wai_backend_entry_v1(host_major, host_minor, &plain, err, err_cap);
-    if (st != WAI_OK || out == NULL)
-        return st;
-    defect_iface = *plain;
-    defect_iface.name = DEFECT_NAME;
-    defect_iface.unit_info = defect_unit_info;
-    defect_iface.graph_prepare = defect_graph_prepare;
-    defect_iface.graph_run = defect_graph_run;
-    defect_iface.graph_release = defect_graph_release;
-    *out = &defect_iface;
-    return WAI_OK;
+    table->name = DEFECT_NAME;
+    table->unit_info = defect_unit_info;
+    table->graph_prepare = defect_graph_prepare;
+    table->graph_run = defect_graph_run;
+    table->graph_release = defect_graph_release;
 }
+
+#include "wrap_entry.h"

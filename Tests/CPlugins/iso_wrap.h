@@ -2,8 +2,8 @@
  * iso_wrap.h — the isolation test backends (Tests/WaiHostTests/Worker*Tests.swift): each is
  * the exact plain-C backend of ref_backend.c with hooks around its calls, built against the
  * installed header alone. ref_backend.c is compiled in with its entry point renamed (the
- * NO_ENTRY spelling); the entry point here hands out a copy of its table under ISO_NAME,
- * with graph_prepare and graph_run going through the hooks first.
+ * NO_ENTRY spelling); the entry point (wrap_entry.h) hands out a copy of its table under
+ * ISO_NAME, with graph_run going through the hooks first.
  *
  * A test backend defines ISO_NAME and, as it needs them:
  *   void iso_before_run(void)                        before every graph_run
@@ -22,8 +22,6 @@ static void iso_after_run(wai_tensor *outputs, uint32_t n_outputs, size_t stride
 __attribute__((unused)) static int iso_armed(void) { return access(ISO_TRIGGER, F_OK) == 0; }
 #endif
 
-static wai_backend_iface iso_iface;
-
 static wai_status iso_graph_run(wai_prepared_graph *g, const wai_tensor *inputs, uint32_t n_inputs,
                                 wai_tensor *outputs, uint32_t n_outputs, char *err, size_t err_cap)
 {
@@ -34,20 +32,10 @@ static wai_status iso_graph_run(wai_prepared_graph *g, const wai_tensor *inputs,
     return st;
 }
 
-__attribute__((visibility("default")))
-wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                             char *err, size_t err_cap);
-
-wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                             char *err, size_t err_cap)
+static void wrap_table(wai_backend_iface *table)
 {
-    const wai_backend_iface *plain = NULL;
-    wai_status st = wai_backend_entry_v1(host_major, host_minor, &plain, err, err_cap);
-    if (st != WAI_OK || out == NULL)
-        return st;
-    iso_iface = *plain;
-    iso_iface.name = ISO_NAME;
-    iso_iface.graph_run = iso_graph_run;
-    *out = &iso_iface;
-    return WAI_OK;
+    table->name = ISO_NAME;
+    table->graph_run = iso_graph_run;
 }
+
+#include "wrap_entry.h"

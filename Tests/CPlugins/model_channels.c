@@ -66,21 +66,6 @@ static void model_run_node(const node *n, wai_prepared_graph *g)
         run_node(n, g);
 }
 
-static wai_backend_iface model_iface;
+static void wrap_table(wai_backend_iface *table) { table->name = "model-channels"; }
 
-__attribute__((visibility("default")))
-wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                             char *err, size_t err_cap);
-
-wai_status wai_backend_entry(uint32_t host_major, uint32_t host_minor, const wai_backend_iface **out,
-                             char *err, size_t err_cap)
-{
-    const wai_backend_iface *plain = NULL;
-    wai_status st = wai_backend_entry_v1(host_major, host_minor, &plain, err, err_cap);
-    if (st != WAI_OK || out == NULL)
-        return st;
-    model_iface = *plain;
-    model_iface.name = "model-channels";
-    *out = &model_iface;
-    return WAI_OK;
-}
+#include "wrap_entry.h"

@@ -3,6 +3,7 @@
 // replayed to a viewer who joins.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import Relay
 

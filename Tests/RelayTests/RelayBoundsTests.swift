@@ -4,6 +4,7 @@
 // in count and time; nothing here asserts a duration.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 

@@ -3,6 +3,7 @@
 // encrypted streams play under --require-signed and a swapped key is withheld.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 
@@ -19,9 +20,10 @@ enum Encrypted {
         try Data(key).write(to: URL(fileURLWithPath: dir + "/k.key"))
         let info = Media.root + "/" + name + ".keyinfo"
         try "k.key\n\(dir)/k.key\n".write(toFile: info, atomically: true, encoding: .utf8)
-        let r = try Proc.run("/usr/bin/ffmpeg", Media.source + ["-hls_key_info_file", info,
-                                                               "-hls_segment_filename", dir + "/seg%d.ts", dir + "/index.m3u8"])
-        guard r.status == 0 else { throw TestFailure("ffmpeg could not make the encrypted stream: \(r.stderr)") }
+        let r = try Subprocess("/usr/bin/ffmpeg", Media.source + ["-hls_key_info_file", info,
+                                                                 "-hls_segment_filename", dir + "/seg%d.ts", dir + "/index.m3u8"],
+                               deadline: 120).run()
+        guard r.status == 0 else { throw TestFailure("ffmpeg could not make the encrypted stream: \(r.stderrText)") }
         return dir
     }
 }
@@ -130,14 +132,13 @@ final class RelayBypassTests: XCTestCase {
         let text = String(decoding: readBytes(plain + "/index.m3u8"), as: UTF8.self)
         try Data(text.replacingOccurrences(of: "#EXT-X-MAP:URI=\"init.mp4\"", with: "#EXT-X-MAP:URI=\"init.mp4\",X=1 URI=\"evil.mp4\"").utf8)
             .write(to: URL(fileURLWithPath: plain + "/index.m3u8"))
-        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        let exe = TestPaths.waihost
         guard FileManager.default.isExecutableFile(atPath: exe) else { throw TestFailure("no waihost at \(exe)") }
         let dir = try TempDir()
-        XCTAssertEqual(try Proc.run(exe, ["keygen", "-o", dir.path + "/k.key"]).status, 0)
-        let r = try Proc.run(exe, ["seal", plain, "--key", dir.path + "/k.key", "--out", dir.path + "/out"])
-        XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("index.m3u8") && r.stderr.contains("EXT-X-MAP: unquoted value of attribute X contains whitespace"), r.stderr)
+        XCTAssertEqual(try Subprocess(exe, ["keygen", "-o", dir.path + "/k.key"], deadline: 120).run().status, 0)
+        let r = try Subprocess(exe, ["seal", plain, "--key", dir.path + "/k.key", "--out", dir.path + "/out"], deadline: 120).run()
+        XCTAssertEqual(r.status, 1, r.stderrText)
+        XCTAssertTrue(r.stderrText.contains("index.m3u8") && r.stderrText.contains("EXT-X-MAP: unquoted value of attribute X contains whitespace"), r.stderrText)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path + "/out/index.m3u8"))
     }
 

@@ -3,6 +3,7 @@
 // (playlist URIs and redirects into loopback or private ranges), and userinfo redaction.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 

@@ -4,6 +4,7 @@
 // verifying flags on.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 

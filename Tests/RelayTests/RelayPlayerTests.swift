@@ -2,6 +2,7 @@
 // origin directly, and GStreamer's playbin3 plays to the end of stream.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 
@@ -17,13 +18,16 @@ enum Player {
     /// ffmpeg as the player. Its exit status says nothing (it exits 0 when segments fail), so
     /// callers look at the frames and the log.
     static func framemd5(_ url: String) throws -> Decoded {
-        let r = try Proc.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0", "-f", "framemd5", "-"])
-        let frames = r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map(String.init)
-        return Decoded(frames: frames, output: r.stdout, log: r.stderr)
+        let r = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", url, "-map", "0", "-f", "framemd5", "-"],
+                               deadline: 120).run()
+        let frames = r.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map(String.init)
+        return Decoded(frames: frames, output: r.stdoutText, log: r.stderrText)
     }
 
-    static func gstreamer(_ url: String) throws -> ProcessResult {
-        try Proc.run("/usr/bin/gst-launch-1.0", ["playbin3", "uri=" + url, "video-sink=fakesink", "audio-sink=fakesink"])
+    static func gstreamer(_ url: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        let r = try Subprocess("/usr/bin/gst-launch-1.0", ["playbin3", "uri=" + url, "video-sink=fakesink", "audio-sink=fakesink"],
+                               deadline: 120).run()
+        return (r.status, r.stdoutText, r.stderrText)
     }
 }
 
@@ -182,16 +186,13 @@ final class RelayLivePlayerTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: d)
             try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         }
-        let producer = Process()
-        producer.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        producer.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-re",
-                              "-f", "lavfi", "-i", "testsrc2=size=128x72:rate=10:duration=6",
-                              "-c:v", "libx264", "-preset", "ultrafast", "-g", "10",
-                              "-f", "hls", "-hls_time", "1", "-hls_list_size", "3", "-hls_flags", "temp_file",
-                              "-hls_segment_filename", plain + "/seg%d.ts", plain + "/index.m3u8"]
-        producer.standardInput = FileHandle.nullDevice
-        try producer.run()
-        defer { if producer.isRunning { producer.terminate() } }
+        // Released at the end of the test: still running then, its process group is killed.
+        let producer = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-re",
+                                      "-f", "lavfi", "-i", "testsrc2=size=128x72:rate=10:duration=6",
+                                      "-c:v", "libx264", "-preset", "ultrafast", "-g", "10",
+                                      "-f", "hls", "-hls_time", "1", "-hls_list_size", "3", "-hls_flags", "temp_file",
+                                      "-hls_segment_filename", plain + "/seg%d.ts", plain + "/index.m3u8"],
+                                      deadline: 120).start()
 
         let sealer = Sealer(source: plain, output: sealed, key: key)
         let done = Signal()
@@ -216,7 +217,7 @@ final class RelayLivePlayerTests: XCTestCase {
         let session = try RelaySession(origin: origin.url("index.m3u8"), options: Sealed.options(key), observer: observer)
         defer { session.close() }
         let played = try Player.framemd5(session.playerURL)
-        producer.waitUntilExit()
+        _ = try producer.wait()
         done.wait()
 
         XCTAssertEqual(observer.withheld, [], played.log)

@@ -2,6 +2,7 @@
 // a folder origin on loopback, plus the helpers the player and tamper tests share.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 
@@ -73,81 +74,11 @@ final class RecordingObserver: RelayObserver, @unchecked Sendable {
     var withheld: [ObjectEvent] { events.filter { $0.isWithheld } }
 }
 
-struct ProcessResult {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-}
-
-enum Proc {
-    /// Runs `exe` with `args`; kills it after `limit` seconds so a hung player fails the test
-    /// instead of hanging the suite.
-    static func run(_ exe: String, _ args: [String], limit: Double = 120) throws -> ProcessResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let dir = NSTemporaryDirectory() + "relaytest-proc-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let deadline = Date().addingTimeInterval(limit)
-        while p.isRunning {
-            if Date() > deadline { p.terminate(); break }
-            usleep(20_000)
-        }
-        p.waitUntilExit()
-        try out.close(); try err.close()
-        let o = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
-        let e = (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? ""
-        return ProcessResult(status: p.terminationStatus, stdout: o, stderr: e)
-    }
-}
-
-/// One HTTP exchange made with the curl command-line tool.
-struct Fetched {
-    let status: Int
-    let headers: [String: String]
-    let body: [UInt8]
-    func header(_ n: String) -> String? { headers[n.lowercased()] }
-}
-
-enum Curl {
-    static func request(_ url: String, method: String = "GET", headers: [String] = []) throws -> Fetched {
-        let dir = NSTemporaryDirectory() + "relaytest-curl-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var args = ["-sS", "-D", dir + "/h", "-o", dir + "/b", "-w", "%{http_code}"]
-        // With -I curl writes the headers to -o as well; callers of HEAD look at headers only.
-        if method == "HEAD" { args.append("-I") } else { args += ["-X", method] }
-        for h in headers { args += ["-H", h] }
-        args.append(url)
-        let r = try Proc.run("/usr/bin/curl", args, limit: 60)
-        var hs: [String: String] = [:]
-        let headerText = (try? String(contentsOfFile: dir + "/h", encoding: .utf8)) ?? ""
-        for line in headerText.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" }) {
-            guard let c = line.firstIndex(of: ":") else { continue }
-            hs[line[..<c].lowercased()] = line[line.index(after: c)...].trimmingCharacters(in: .whitespaces)
-        }
-        let body = FileManager.default.contents(atPath: dir + "/b").map { [UInt8]($0) } ?? []
-        return Fetched(status: Int(r.stdout) ?? -1, headers: hs, body: body)
-    }
-}
-
 /// Tiny streams made with ffmpeg, once per test process: 3 s of 128x72 H.264 at 10 fps and
 /// AAC, one-second segments.
 enum Media {
     static let root: String = {
-        let dir = NSTemporaryDirectory() + "relaytest-media-\(getpid())"
-        try? FileManager.default.removeItem(atPath: dir)
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        do { return try makeTemporaryDirectory("relaytest-media") } catch { fatalError("\(error)") }
     }()
 
     static let source = ["-hide_banner", "-loglevel", "error", "-y",
@@ -171,16 +102,12 @@ enum Media {
         case .byterange: args += ["-hls_flags", "single_file"]
         }
         args.append(dir + "/index.m3u8")
-        let r = try Proc.run("/usr/bin/ffmpeg", args)
-        guard r.status == 0 else { throw TestFailure("ffmpeg could not make the \(kind) stream: \(r.stderr)") }
+        let r = try Subprocess("/usr/bin/ffmpeg", args, deadline: 120).run()
+        guard r.status == 0 else { throw TestFailure("ffmpeg could not make the \(kind) stream: \(r.stderrText)") }
         return dir
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
-}
 
 func readBytes(_ path: String) -> [UInt8] { FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? [] }
 
@@ -441,32 +368,20 @@ final class RelayServerTests: XCTestCase {
     func testCommandLinePrintsTheURLServesAndEndsWhenIdle() throws {
         let dir = try Media.make(.ts, into: "server-cli")
         let origin = try FolderOrigin(root: dir)
-        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        let exe = TestPaths.waihost
         guard FileManager.default.isExecutableFile(atPath: exe) else { throw TestFailure("no waihost at \(exe)") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = ["relay", origin.url("index.m3u8"), "--json", "--idle-after", "0.5"]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        var line = [UInt8]()
-        while !line.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let printed = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-        guard let url = printed?["url"] as? String else { throw TestFailure("no url in \(String(decoding: line, as: UTF8.self))") }
+        let p = try Subprocess(exe, ["relay", origin.url("index.m3u8"), "--json", "--idle-after", "0.5"], deadline: 120).start()
+        let line = try p.readLine() ?? ""
+        let printed = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        guard let url = printed?["url"] as? String else { throw TestFailure("no url in \(line)") }
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), url)
         XCTAssertEqual(printed?["schema"] as? String, "waihost.relay/1")
         let f = try Curl.request(url)
         XCTAssertEqual(f.status, 200)
         XCTAssertTrue(String(decoding: f.body, as: UTF8.self).contains("/seg0.ts"))
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
-        let tail = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let ended = try p.wait()
+        XCTAssertEqual(ended.status, 0)
+        let tail = ended.stderrText
         XCTAssertTrue(tail.contains("{\"ended\":\"idle_timeout\",\"schema\":\"waihost.relay-ended/1\"}"), tail)
     }
 
@@ -476,35 +391,25 @@ final class RelayServerTests: XCTestCase {
         let dir = try Media.make(.ts, into: "server-cli-userinfo")
         try FileManager.default.removeItem(atPath: dir + "/seg1.ts")
         let origin = try FolderOrigin(root: dir)
-        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appendingPathComponent("waihost").path
+        let exe = TestPaths.waihost
         guard FileManager.default.isExecutableFile(atPath: exe) else { throw TestFailure("no waihost at \(exe)") }
         for json in [true, false] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: exe)
-            p.arguments = ["relay", "http://viewer:pa55w0rd@127.0.0.1:\(origin.port)/index.m3u8", "--idle-after", "0.5"] + (json ? ["--json"] : [])
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            try p.run()
-            var line = [UInt8]()
-            while !line.contains(0x0A) {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line += chunk
-            }
-            let printed = String(decoding: line, as: UTF8.self)
-            let url = json ? ((try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["url"] as? String ?? "")
+            let p = try Subprocess(exe, ["relay", "http://viewer:pa55w0rd@127.0.0.1:\(origin.port)/index.m3u8", "--idle-after", "0.5"]
+                                   + (json ? ["--json"] : []), deadline: 120).start()
+            let printed = try p.readLine().map { $0 + "\n" } ?? ""
+            let url = json ? ((try JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: Any])?["url"] as? String ?? "")
                            : printed.trimmingCharacters(in: .whitespacesAndNewlines)
             let segs = String(decoding: try Curl.request(url).body, as: UTF8.self)
                 .split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
             XCTAssertEqual(segs.count, 3)
             XCTAssertEqual(try Curl.request(segs[1]).status, 502)
-            p.waitUntilExit()
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let ended = try p.wait()
+            let stderr = ended.stderrText
             XCTAssertTrue(stderr.contains("origin_status"), stderr)
             XCTAssertTrue(stderr.contains("***@127.0.0.1"), stderr)
-            XCTAssertFalse((printed + stderr).contains("pa55w0rd"), printed + stderr)
+            // All it printed: the URL line and whatever followed it.
+            XCTAssertTrue(ended.stdoutText.hasPrefix(printed), ended.stdoutText)
+            XCTAssertFalse((ended.stdoutText + stderr).contains("pa55w0rd"), ended.stdoutText + stderr)
         }
     }
 

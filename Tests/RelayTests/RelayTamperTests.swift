@@ -3,6 +3,7 @@
 // --require-signed --content-addressed, and live revision chains broken on purpose.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 
@@ -183,10 +184,8 @@ final class RelayTamperTests: XCTestCase {
     }
 
     func testLiveRevisionsThatBreakTheChainAreWithheld() throws {
-        let dir = NSTemporaryDirectory() + "relaytest-live-\(getpid())"
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TempDir("relaytest-live")
+        let dir = tmp.path
         let key = try Ed25519PrivateKey.generate()
         let signer = ReceiptSigner(key: key)
         let origin = try FolderOrigin(root: dir)

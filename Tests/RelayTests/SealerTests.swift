@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import Relay
 
@@ -169,13 +170,11 @@ final class SealerTests: XCTestCase {
         let tmp = try TempDir()
         let src = tmp.path + "/src", out = tmp.path + "/out"
         try SealFiles.makeDirectory(src)
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-re", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=10", "-t", "4"]
-            + FFmpegStream.encode + ["-hls_list_size", "3", "-hls_flags", "temp_file+delete_segments",
-                                     "-hls_segment_filename", src + "/live%03d.ts", src + "/index.m3u8"]
-        ffmpeg.standardInput = FileHandle.nullDevice
-        try ffmpeg.run()
+        let ffmpeg = try Subprocess("/usr/bin/ffmpeg",
+                                    ["-hide_banner", "-loglevel", "error", "-y", "-re", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=10", "-t", "4"]
+                                    + FFmpegStream.encode + ["-hls_list_size", "3", "-hls_flags", "temp_file+delete_segments",
+                                                             "-hls_segment_filename", src + "/live%03d.ts", src + "/index.m3u8"],
+                                    deadline: 120).start()
         let verifier = ReceiptVerifier(publisherKey: key.publicKey)
         var state: RevisionState?
         var revisions: [UInt64] = []
@@ -189,8 +188,8 @@ final class SealerTests: XCTestCase {
                 revisions.append(state!.revision)
             } catch { failures.append("\(error)") }
         }, shouldStop: { !ffmpeg.isRunning && !SealFiles.exists(src + "/index.m3u8") })
-        ffmpeg.waitUntilExit()
-        XCTAssertEqual(ffmpeg.terminationStatus, 0)
+        let produced = try ffmpeg.wait()
+        XCTAssertEqual(produced.status, 0, produced.stderrText)
         XCTAssertEqual(failures, [])
         XCTAssertEqual(report?.complete, true)
         XCTAssertGreaterThanOrEqual(revisions.count, 2)

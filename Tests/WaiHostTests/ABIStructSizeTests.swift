@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -50,16 +51,16 @@ final class ABIStructSizeTests: XCTestCase {
         let args = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-I", include]
             + (next ? ["-DWAI_FUTURE_MEMBER=\(Self.future)"] : [])
             + ["-o", out, builder.packageRoot + "/Tests/CPlugins/iso_abi_host.c", "-ldl"]
-        let r = try CPluginBuilder.run(cc, args)
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let r = try Subprocess(cc, args).run()
+        XCTAssertEqual(r.status, 0, r.stderrText)
         return out
     }
 
     func load(_ loader: String, _ plugin: String) throws -> String {
-        let r = try CPluginBuilder.run(loader, [plugin])
-        XCTAssertEqual(r.status, 0, "\(loader) \(plugin): \(r.stdout)\(r.stderr)")
-        XCTAssertTrue(r.stdout.contains("run: exact"), r.stdout)
-        return r.stdout
+        let r = try Subprocess(loader, [plugin]).run()
+        XCTAssertEqual(r.status, 0, "\(loader) \(plugin): \(r.stdoutText)\(r.stderrText)")
+        XCTAssertTrue(r.stdoutText.contains("run: exact"), r.stdoutText)
+        return r.stdoutText
     }
 
     func testEveryPairOfAOneZeroAndANextMinorPeerWorks() throws {

@@ -205,4 +205,34 @@ enum BackendCases {
     static func assertExact(_ cases: [Labelled], on targets: [Target], file: StaticString = #filePath, line: UInt = #line) throws {
         for c in cases { try assertExact(c.label, c.graph, c.inputs, on: targets, file: file, line: line) }
     }
+
+    /// docs/backend-abi.md §8: the concurrentConvolutions graphs, each prepared once on unit
+    /// 0, run `repeats` times each, all at once; every last result is the reference's.
+    static func assertConcurrentRuns(on plugin: BackendPlugin, repeats: Int,
+                                     file: StaticString = #filePath, line: UInt = #line) throws {
+        let cases = try concurrentConvolutions()
+        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
+        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
+        let results = ResultBox(count: cases.count)
+        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
+            for _ in 0..<repeats { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
+        }
+        for k in cases.indices {
+            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name, file: file, line: line)
+        }
+    }
+}
+
+/// Results written by concurrent runs, read after they all finished.
+final class ResultBox: @unchecked Sendable {
+    struct NoResult: Error { let run: Int }
+    private let lock = NSLock()
+    private var results: [Result<[TensorValue], Error>?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ k: Int, _ r: Result<[TensorValue], Error>) { lock.lock(); results[k] = r; lock.unlock() }
+    func get(_ k: Int) throws -> [TensorValue] {
+        lock.lock(); defer { lock.unlock() }
+        guard let r = results[k] else { throw NoResult(run: k) }
+        return try r.get()
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -36,35 +37,35 @@ final class CAPITests: XCTestCase {
         let prefix = try HostTestSupport.temporaryDirectory("capi-prefix")
         var env = ProcessInfo.processInfo.environment
         env["WAIHOST_BIN_DIR"] = bin
-        let inst = try CPluginBuilder.run("/bin/bash", [root + "/scripts/install-capi.sh", prefix], environment: env)
-        guard inst.status == 0 else { throw CPluginBuildError(description: "install-capi.sh failed: \(inst.stderr)") }
+        let inst = try Subprocess("/bin/bash", [root + "/scripts/install-capi.sh", prefix], environment: env).run()
+        guard inst.status == 0 else { throw CPluginBuildError(description: "install-capi.sh failed: \(inst.stderrText)") }
 
         let pkgConfig = try CPluginBuilder.tool("pkg-config", why: "the C API example is built through it (apt-get install pkg-config)")
         env["PKG_CONFIG_PATH"] = prefix + "/lib/pkgconfig"
-        let flags = try CPluginBuilder.run(pkgConfig, ["--cflags", "--libs", "waihost"], environment: env)
-        guard flags.status == 0 else { throw CPluginBuildError(description: "pkg-config waihost failed: \(flags.stderr)") }
+        let flags = try Subprocess(pkgConfig, ["--cflags", "--libs", "waihost"], environment: env).run()
+        guard flags.status == 0 else { throw CPluginBuildError(description: "pkg-config waihost failed: \(flags.stderrText)") }
 
         let cc = try CPluginBuilder.tool("cc", why: "the C API example is compiled with it (apt-get install build-essential)")
         let out = prefix + "/cdecode"
         let args = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, root + "/Examples/CDecode/cdecode.c"]
-            + flags.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
-        let c = try CPluginBuilder.run(cc, args)
+            + flags.stdoutText.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        let c = try Subprocess(cc, args).run()
         guard c.status == 0 else {
-            throw CPluginBuildError(description: "\(cc) \(args.joined(separator: " ")) failed:\n\(c.stderr)")
+            throw CPluginBuildError(description: "\(cc) \(args.joined(separator: " ")) failed:\n\(c.stderrText)")
         }
         return Installed(prefix: prefix, cdecode: out, plugins: try HostTestSupport.folderWithCPUPlugin("capi-plugins"),
                          cache: try HostTestSupport.temporaryDirectory("capi-cache"))
     }
 
     /// Runs the example with a private plugin folder (the CPU backend) and probe cache.
-    func cdecode(_ args: [String]) throws -> CPluginBuilder.RunResult {
+    func cdecode(_ args: [String]) throws -> SubprocessResult {
         let inst = try Self.install()
         var env = ProcessInfo.processInfo.environment
         env["LD_LIBRARY_PATH"] = inst.prefix + "/lib"
         env["WAI_PLUGIN_PATH"] = inst.plugins
         env["WAIHOST_UNIT_WORKER"] = HostTestSupport.unitWorker
         env["WAIHOST_CACHE_DIR"] = inst.cache
-        return try CPluginBuilder.run(inst.cdecode, args, environment: env)
+        return try Subprocess(inst.cdecode, args, environment: env).run()
     }
 
     var samples: String { CPluginBuilder.shared.packageRoot + "/samples" }
@@ -83,29 +84,29 @@ final class CAPITests: XCTestCase {
 
     func testInstalledExampleDecodesTheSampleToItsGoldenSHA256OnTheBestUnit() throws {
         let r = try cdecode(["-l", samples + "/int_hyper_model", samples + "/sample.wai"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(field("sha256", r.stdout), try goldenSHA256("sample.wai"), r.stdout)
+        XCTAssertEqual(r.status, 0, r.stderrText)
+        XCTAssertEqual(field("sha256", r.stdoutText), try goldenSHA256("sample.wai"), r.stdoutText)
         // The CPU backend's units rank by measured speed: the listing says which is first,
         // and the report must name that one, index included.
-        let first = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("unit cpu:") && $0.contains(" accepted rank 1 ") },
-                                  r.stdout)
+        let first = try XCTUnwrap(r.stdoutText.split(separator: "\n").first { $0.hasPrefix("unit cpu:") && $0.contains(" accepted rank 1 ") },
+                                  r.stdoutText)
         let selector = first.split(separator: " ")[1]
-        XCTAssertEqual(field("unit", r.stdout), "cpu (\(selector))", r.stdout)
-        XCTAssertTrue(field("picture", r.stdout)?.hasPrefix("128x96, stride 384, 36864 bytes (host buffer)") == true, r.stdout)
-        XCTAssertEqual(field("dispatch", r.stdout), "ranked_first (rank 1)", r.stdout)
+        XCTAssertEqual(field("unit", r.stdoutText), "cpu (\(selector))", r.stdoutText)
+        XCTAssertTrue(field("picture", r.stdoutText)?.hasPrefix("128x96, stride 384, 36864 bytes (host buffer)") == true, r.stdoutText)
+        XCTAssertEqual(field("dispatch", r.stdoutText), "ranked_first (rank 1)", r.stdoutText)
     }
 
     func testCallerOwnedBufferAndReferenceUnitGiveTheSamePictureAndJSONReport() throws {
         let golden = try goldenSHA256("odd-45x29.payload")
         let own = try cdecode(["-b", "-u", "reference", samples + "/int_hyper_model", samples + "/odd-45x29.payload"])
-        XCTAssertEqual(own.status, 0, own.stderr)
-        XCTAssertEqual(field("sha256", own.stdout), golden, own.stdout)
-        XCTAssertEqual(field("unit", own.stdout), "cpu (reference:-1)", own.stdout)
-        XCTAssertTrue(own.stdout.contains("(caller buffer)"), own.stdout)
+        XCTAssertEqual(own.status, 0, own.stderrText)
+        XCTAssertEqual(field("sha256", own.stdoutText), golden, own.stdoutText)
+        XCTAssertEqual(field("unit", own.stdoutText), "cpu (reference:-1)", own.stdoutText)
+        XCTAssertTrue(own.stdoutText.contains("(caller buffer)"), own.stdoutText)
 
         let json = try cdecode(["-j", "-u", "cpu:0", samples + "/int_hyper_model", samples + "/odd-45x29.payload"])
-        XCTAssertEqual(json.status, 0, json.stderr)
-        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json.status, 0, json.stderrText)
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
         XCTAssertEqual(doc["sha256"] as? String, golden)
         XCTAssertEqual(doc["backend"] as? String, "cpu")
         XCTAssertEqual(doc["dispatch"] as? String, "forced")
@@ -115,24 +116,24 @@ final class CAPITests: XCTestCase {
         let model = samples + "/int_hyper_model"
         let missing = try cdecode([samples + "/no-such-model", samples + "/sample.wai"])
         XCTAssertEqual(missing.status, 1)
-        XCTAssertTrue(missing.stderr.hasPrefix("cdecode: decode: model_set: "), missing.stderr)
-        XCTAssertTrue(missing.stderr.contains("no-such-model"), missing.stderr)
+        XCTAssertTrue(missing.stderrText.hasPrefix("cdecode: decode: model_set: "), missing.stderrText)
+        XCTAssertTrue(missing.stderrText.contains("no-such-model"), missing.stderrText)
 
         let bytes = try Data(contentsOf: URL(fileURLWithPath: samples + "/odd-45x29.payload"))
         let truncated = try HostTestSupport.temporaryDirectory("capi-truncated") + "/half.payload"
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
         let cut = try cdecode([model, truncated])
         XCTAssertEqual(cut.status, 1)
-        XCTAssertTrue(cut.stderr.hasPrefix("cdecode: decode: payload: "), cut.stderr)
+        XCTAssertTrue(cut.stderrText.hasPrefix("cdecode: decode: payload: "), cut.stderrText)
 
         let unknown = try cdecode(["-u", "nosuch:7", model, samples + "/sample.wai"])
         XCTAssertEqual(unknown.status, 1)
-        XCTAssertTrue(unknown.stderr.hasPrefix("cdecode: decode: no_such_unit: "), unknown.stderr)
-        XCTAssertTrue(unknown.stderr.contains("cpu:0"), "the message names the units that exist: \(unknown.stderr)")
+        XCTAssertTrue(unknown.stderrText.hasPrefix("cdecode: decode: no_such_unit: "), unknown.stderrText)
+        XCTAssertTrue(unknown.stderrText.contains("cpu:0"), "the message names the units that exist: \(unknown.stderrText)")
 
         let badSelection = try cdecode(["-u", "cpu:x", model, samples + "/sample.wai"])
         XCTAssertEqual(badSelection.status, 1)
-        XCTAssertTrue(badSelection.stderr.hasPrefix("cdecode: decode: invalid_argument: "), badSelection.stderr)
+        XCTAssertTrue(badSelection.stderrText.hasPrefix("cdecode: decode: invalid_argument: "), badSelection.stderrText)
     }
 
     /// The boundary's own checks, from C: NULL arguments, a struct_size too small, an empty
@@ -201,13 +202,13 @@ final class CAPITests: XCTestCase {
         let src = inst.prefix + "/edge.c", exe = inst.prefix + "/edge"
         try Self.edgeCases.write(toFile: src, atomically: true, encoding: .utf8)
         let cc = try CPluginBuilder.tool("cc", why: "the C API tests compile C with it")
-        let c = try CPluginBuilder.run(cc, ["-std=c11", "-Wall", "-Wextra", "-Werror", "-o", exe, src,
-                                            "-I", inst.prefix + "/include/waihost", "-L", inst.prefix + "/lib", "-lwaihost"])
-        XCTAssertEqual(c.status, 0, c.stderr)
+        let c = try Subprocess(cc, ["-std=c11", "-Wall", "-Wextra", "-Werror", "-o", exe, src,
+                                            "-I", inst.prefix + "/include/waihost", "-L", inst.prefix + "/lib", "-lwaihost"]).run()
+        XCTAssertEqual(c.status, 0, c.stderrText)
         var env = ProcessInfo.processInfo.environment
         env["LD_LIBRARY_PATH"] = inst.prefix + "/lib"
-        let r = try CPluginBuilder.run(exe, [samples + "/int_hyper_model", samples + "/odd-45x29.payload"], environment: env)
-        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
-        XCTAssertTrue(r.stdout.hasSuffix("0 failures\n"), r.stdout)
+        let r = try Subprocess(exe, [samples + "/int_hyper_model", samples + "/odd-45x29.payload"], environment: env).run()
+        XCTAssertEqual(r.status, 0, r.stdoutText + r.stderrText)
+        XCTAssertTrue(r.stdoutText.hasSuffix("0 failures\n"), r.stdoutText)
     }
 }

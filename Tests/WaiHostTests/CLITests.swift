@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -17,27 +18,14 @@ final class CLITests: XCTestCase {
     }
 
     func waihost(_ args: [String], env: [String: String] = [:]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: HostTestSupport.waihost)
-        p.arguments = args
-        var environment = ProcessInfo.processInfo.environment
         // Tests never touch the user's cache or plugin folders unless they say so.
-        environment["WAIHOST_CACHE_DIR"] = try HostTestSupport.temporaryDirectory("cli-cache")
-        environment["WAI_PLUGIN_PATH"] = nil
         // A debug-built probe worker takes tens of seconds over the whole suite (its 2^24-element
         // plane above all); the default 20 s limit is for release builds.
-        environment["WAIHOST_PROBE_TIMEOUT"] = "600"
+        var environment: [String: String?] = ["WAIHOST_CACHE_DIR": try HostTestSupport.temporaryDirectory("cli-cache"),
+                                              "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]
         for (k, v) in env { environment[k] = v }
-        p.environment = environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                   stderr: String(decoding: e, as: UTF8.self))
+        let r = try Subprocess(HostTestSupport.waihost, args, environment: environment).run()
+        return Run(status: r.status, stdout: r.stdoutText, stderr: r.stderrText)
     }
 
     func testHelpVersionAndUsageErrors() throws {
@@ -267,13 +255,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try waihost(["decode", dir + "/p.wai", "--model", dir + "/m", "-o", dir + "/files.rgb", "--unit", "reference"]).status, 0)
         let pipeline = "'\(w)' make-picture --size 40x24 -o - | '\(w)' encode - --size 40x24 --model '\(dir)/m' -o - --unit reference -q"
             + " | '\(w)' decode - --model '\(dir)/m' -o - --unit reference -q > '\(dir)/pipe.rgb'"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "set -e; " + pipeline]
-        p.environment = ProcessInfo.processInfo.environment.merging(["WAIHOST_CACHE_DIR": dir + "/cache"]) { $1 }
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        let piped = try Subprocess("/bin/sh", ["-c", "set -e; " + pipeline], environment: ["WAIHOST_CACHE_DIR": dir + "/cache"]).run()
+        XCTAssertEqual(piped.status, 0, piped.stderrText)
         let files = try Data(contentsOf: URL(fileURLWithPath: dir + "/files.rgb"))
         XCTAssertEqual(files.count, 40 * 24 * 3)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/pipe.rgb")), files)

@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -35,8 +36,7 @@ final class CPUBackendTests: XCTestCase {
     /// .build/<config>/libWaiCPUBackend.so: the test bundle sits in the same folder, and the
     /// test command builds every product first. Missing: the test fails saying so.
     static func requirePlugin() throws -> String {
-        let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        let path = bundle.deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
+        let path = TestPaths.product("libWaiCPUBackend.so")
         guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path) }
         return path
     }
@@ -75,29 +75,7 @@ final class CPUBackendTests: XCTestCase {
     /// Runs `graph` on every unit and compares every output element with the reference.
     static func assertExact(_ name: String, _ graph: IntegerGraph, _ inputs: [TensorValue],
                      on backends: [TestUnit], file: StaticString = #filePath, line: UInt = #line) throws {
-        let expected = try ReferenceInterpreter.run(graph, inputs: inputs)
-        for target in backends {
-            let isa = target.label
-            let prepared: PreparedGraph
-            do { prepared = try target.plugin.prepare(unit: target.unit, graph: graph) } catch {
-                XCTFail("\(name) [\(isa)]: prepare failed: \(error)", file: file, line: line)
-                continue
-            }
-            // Twice: buffers are reused across runs.
-            for run in 0..<2 {
-                let got = try prepared.run(inputs)
-                XCTAssertEqual(got.count, expected.count, file: file, line: line)
-                for (k, (e, g)) in zip(expected, got).enumerated() {
-                    XCTAssertEqual(g.shape, e.shape, "\(name) [\(isa)] output \(k)", file: file, line: line)
-                    XCTAssertEqual(g.values.count, e.values.count, "\(name) [\(isa)] output \(k)", file: file, line: line)
-                    if let i = e.values.indices.first(where: { $0 < g.values.count && e.values[$0] != g.values[$0] }) {
-                        XCTFail("\(name) [\(isa)] run \(run) output \(k) element \(i): expected \(e.values[i]), got \(g.values[i])",
-                                file: file, line: line)
-                        break
-                    }
-                }
-            }
-        }
+        try BackendCases.assertExact(name, graph, inputs, on: backends.map { ($0.label, $0.plugin, $0.unit) }, file: file, line: line)
     }
 
     // MARK: - the unit and the ABI surface
@@ -284,18 +262,7 @@ final class CPUBackendTests: XCTestCase {
     /// share the backend's thread pool.
     func testConcurrentRunsOfDifferentGraphs() throws {
         guard let plugin = try Self.load(isa: nil) else { return XCTFail("no path") }
-        let cases = try BackendCases.concurrentConvolutions()
-        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
-        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
-        let results = ResultBox(count: cases.count)
-        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
-            for _ in 0..<5 {
-                results.set(k, Result { try prepared[k].run(cases[k].inputs) })
-            }
-        }
-        for k in cases.indices {
-            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
-        }
+        try BackendCases.assertConcurrentRuns(on: plugin, repeats: 5)
     }
 
     /// The int_hyper synthesis shape, small: four 5×5 stride-2 transposed convs (pad 2,
@@ -305,20 +272,6 @@ final class CPUBackendTests: XCTestCase {
         let c = try BackendCases.synthesis()
         XCTAssertEqual(c.graph.tensors[c.graph.outputs[0]].shape, Shape(3, 48, 64))
         try Self.assertExact(c.label, c.graph, c.inputs, on: backends)
-    }
-}
-
-/// Results written by concurrent runs, read after they all finished.
-final class ResultBox: @unchecked Sendable {
-    struct NoResult: Error { let run: Int }
-    private let lock = NSLock()
-    private var results: [Result<[TensorValue], Error>?]
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ k: Int, _ r: Result<[TensorValue], Error>) { lock.lock(); results[k] = r; lock.unlock() }
-    func get(_ k: Int) throws -> [TensorValue] {
-        lock.lock(); defer { lock.unlock() }
-        guard let r = results[k] else { throw NoResult(run: k) }
-        return try r.get()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The variants of Tests/CPlugins/ref_backend.c (docs/backend-abi.md §12): the correct
@@ -37,33 +38,25 @@ struct CPluginBuildError: Error, CustomStringConvertible {
 final class CPluginBuilder: @unchecked Sendable {
     static let shared = CPluginBuilder()
 
-    /// The package root, from this file's place in Tests/WaiHostTests.
-    let packageRoot: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
+    /// The package root.
+    var packageRoot: String { TestPaths.repositoryRoot }
 
     var source: String { packageRoot + "/Tests/CPlugins/ref_backend.c" }
     var includeDir: String { packageRoot + "/Sources/BackendABI/include" }
 
     private let lock = NSLock()
     private var built: [CPluginVariant: String] = [:]
-    private var workDir: String?
+    private let workDir = TemporaryRoot("waihost-cplugins")
 
     /// A fresh folder under the build's private temporary folder.
-    func makeDirectory(_ name: String) throws -> String {
-        let dir = try root() + "/" + name + "-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    func makeDirectory(_ name: String) throws -> String { try workDir.directory(name) }
 
     /// The compiled variant's path (compiled on first use).
     func plugin(_ variant: CPluginVariant) throws -> String {
         lock.lock()
         defer { lock.unlock() }
         if let path = built[variant] { return path }
-        let dir = try rootLocked() + "/built"
+        let dir = try workDir.rootPath() + "/built"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let out = dir + "/" + variant.fileName
         try compile(source: source, output: out, flags: ["-I", includeDir] + variant.defines)
@@ -83,72 +76,24 @@ final class CPluginBuilder: @unchecked Sendable {
         let cc = try Self.tool("cc", why: "the C plugin tests compile backends with it (apt-get install build-essential)")
         let args = ["-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror"] + flags
             + ["-o", output, source, "-lpthread"]
-        let r = try Self.run(cc, args)
+        let r = try Subprocess(cc, args).run()
         guard r.status == 0 else {
-            throw CPluginBuildError(description: "\(cc) \(args.joined(separator: " ")) failed (\(r.status)):\n\(r.stderr)")
+            throw CPluginBuildError(description: "\(r.command) failed (\(r.termination)):\n\(r.stderrText)")
         }
     }
 
     func removeAll() {
         lock.lock()
         defer { lock.unlock() }
-        if let workDir { try? FileManager.default.removeItem(atPath: workDir) }
-        workDir = nil
+        workDir.removeAll()
         built = [:]
-    }
-
-    private func root() throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        return try rootLocked()
-    }
-
-    private func rootLocked() throws -> String {
-        if let workDir { return workDir }
-        let dir = NSTemporaryDirectory() + "waihost-cplugins-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        workDir = dir
-        return dir
     }
 
     /// An executable found in PATH, or an error saying what it is needed for.
     static func tool(_ name: String, why: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        guard let path = Subprocess.which(name) else {
+            throw CPluginBuildError(description: "\(name) not found in PATH (\(ProcessInfo.processInfo.environment["PATH"] ?? "")): \(why)")
         }
-        throw CPluginBuildError(description: "\(name) not found in PATH (\(path)): \(why)")
+        return path
     }
-
-    struct RunResult { var status: Int32; var stdout: String; var stderr: String }
-
-    static func run(_ executable: String, _ arguments: [String],
-                    environment: [String: String]? = nil) throws -> RunResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        if let environment { p.environment = environment }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both before waiting: a full pipe would otherwise block the child forever.
-        let errData = DataBox()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData.data = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return RunResult(status: p.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData.data, as: UTF8.self))
-    }
-
-    /// Written by the reader of stderr before the group is left, read only after the wait.
-    private final class DataBox: @unchecked Sendable { var data = Data() }
 }

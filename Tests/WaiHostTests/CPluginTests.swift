@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -138,25 +139,25 @@ final class CPluginTests: XCTestCase {
     /// plain C backend, which loads and runs.
     func testPkgConfigInstallBuildsALoadableBackend() throws {
         let prefix = try builder.makeDirectory("prefix")
-        let install = try CPluginBuilder.run("/bin/bash", [builder.packageRoot + "/scripts/install-abi.sh", prefix])
-        XCTAssertEqual(install.status, 0, install.stderr)
+        let install = try Subprocess("/bin/bash", [builder.packageRoot + "/scripts/install-abi.sh", prefix]).run()
+        XCTAssertEqual(install.status, 0, install.stderrText)
         XCTAssertTrue(FileManager.default.fileExists(atPath: prefix + "/include/waihost/wai_backend.h"))
 
         let pkgConfig = try CPluginBuilder.tool("pkg-config", why: "the ABI's pkg-config file is tested with it (apt-get install pkg-config)")
         var env = ProcessInfo.processInfo.environment
         env["PKG_CONFIG_PATH"] = prefix + "/lib/pkgconfig"
-        let cflags = try CPluginBuilder.run(pkgConfig, ["--cflags", "waihost-backend"], environment: env)
-        XCTAssertEqual(cflags.status, 0, cflags.stderr)
-        XCTAssertEqual(cflags.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "-I\(prefix)/include/waihost")
-        let version = try CPluginBuilder.run(pkgConfig, ["--modversion", "waihost-backend"], environment: env)
-        XCTAssertEqual(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(WAI_ABI_MAJOR).\(WAI_ABI_MINOR)")
-        let pluginsDir = try CPluginBuilder.run(pkgConfig, ["--variable=pluginsdir", "waihost-backend"], environment: env)
-        XCTAssertEqual(pluginsDir.stdout.trimmingCharacters(in: .whitespacesAndNewlines), prefix + "/lib/waihost/plugins.d")
+        let cflags = try Subprocess(pkgConfig, ["--cflags", "waihost-backend"], environment: env).run()
+        XCTAssertEqual(cflags.status, 0, cflags.stderrText)
+        XCTAssertEqual(cflags.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "-I\(prefix)/include/waihost")
+        let version = try Subprocess(pkgConfig, ["--modversion", "waihost-backend"], environment: env).run()
+        XCTAssertEqual(version.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "\(WAI_ABI_MAJOR).\(WAI_ABI_MINOR)")
+        let pluginsDir = try Subprocess(pkgConfig, ["--variable=pluginsdir", "waihost-backend"], environment: env).run()
+        XCTAssertEqual(pluginsDir.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), prefix + "/lib/waihost/plugins.d")
 
         // Built from a copy outside the repository, so only pkg-config can find the header.
         let source = prefix + "/my_backend.c"
         try FileManager.default.copyItem(atPath: builder.source, toPath: source)
-        let flags = cflags.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        let flags = cflags.stdoutText.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
         try builder.compile(source: source, output: prefix + "/libWaiMine.so", flags: flags)
         let plugin = try BackendPlugin.load(path: prefix + "/libWaiMine.so")
         XCTAssertEqual(plugin.name, "plainc")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The variants of Tests/CPlugins/defect_backend.c: the plain-C backend, wrong the way SIMD
@@ -44,12 +45,9 @@ extension CPluginBuilder {
     }
 
     /// One folder per test process for the compiled defects; the test classes remove it.
-    static let defectRoot = NSTemporaryDirectory() + "waihost-defects-\(getpid())"
+    static let defectRoot = TemporaryRoot("waihost-defects")
 
-    func removeDefects() { try? FileManager.default.removeItem(atPath: Self.defectRoot) }
+    func removeDefects() { Self.defectRoot.removeAll() }
 
-    private func makeDirectoryOnce(_ name: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: Self.defectRoot, withIntermediateDirectories: true)
-        return Self.defectRoot
-    }
+    private func makeDirectoryOnce(_ name: String) throws -> String { try Self.defectRoot.rootPath() }
 }

@@ -1,5 +1,6 @@
 // The configuration files, their precedence and the plugin search order
 // (docs/configuration.md).
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -11,8 +12,7 @@ final class HostConfigurationTests: XCTestCase {
     private var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.path + "/waihost-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try makeTemporaryDirectory("waihost-config")
     }
 
     override func tearDownWithError() throws {

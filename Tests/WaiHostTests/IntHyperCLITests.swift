@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -14,31 +15,17 @@ final class IntHyperCLITests: XCTestCase {
     struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
 
     func waihost(_ args: [String]) throws -> Run {
-        let exe = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appendingPathComponent("waihost").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("cache")
-        env["WAI_PLUGIN_PATH"] = nil
         // A debug-built probe worker takes tens of seconds over the whole suite; the
         // default 20 s limit is for release builds.
-        env["WAIHOST_PROBE_TIMEOUT"] = "600"
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: Array(o), stderr: String(decoding: e, as: UTF8.self))
+        let r = try Subprocess(TestPaths.waihost, args,
+                               environment: ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("cache"),
+                                             "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]).run()
+        return Run(status: r.status, stdout: r.stdout, stderr: r.stderrText)
     }
 
     func pluginFolder() throws -> String {
         let dir = try IntHyperTestSupport.temporaryDirectory("plugins")
-        let so = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
+        let so = TestPaths.product("libWaiCPUBackend.so")
         try FileManager.default.copyItem(atPath: so, toPath: dir + "/libWaiCPUBackend.so")
         return dir
     }

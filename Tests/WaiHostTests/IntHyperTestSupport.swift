@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -10,11 +11,7 @@ import WaiHost
 /// GraphRunner on the CPU backend plugin loaded directly from beside the test bundle.
 enum IntHyperTestSupport {
     /// The repository's samples/ folder.
-    static let samples: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)   // Tests/WaiHostTests/IntHyperTestSupport.swift
-        return parts.joined(separator: "/") + "/samples"
-    }()
+    static var samples: String { TestPaths.samples }
 
     static var sampleModel: String { samples + "/int_hyper_model" }
 
@@ -29,8 +26,7 @@ enum IntHyperTestSupport {
 
     /// .build/<config>/libWaiCPUBackend.so beside the test bundle (the test command builds every product).
     static func cpuRunner() throws -> PluginGraphRunner {
-        let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        let path = bundle.deletingLastPathComponent().appendingPathComponent("libWaiCPUBackend.so").path
+        let path = TestPaths.product("libWaiCPUBackend.so")
         guard FileManager.default.fileExists(atPath: path) else {
             XCTFail("libWaiCPUBackend.so is missing beside the tests (\(path)): build it first (swift build builds every product)")
             throw FileError(path: path, problem: "missing")
@@ -39,15 +35,11 @@ enum IntHyperTestSupport {
     }
 
     /// A fresh folder under one per-process root; `removeTemporaryDirectories` deletes them all.
-    static func temporaryDirectory(_ name: String) throws -> String {
-        let dir = temporaryRoot + "/\(name)-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func temporaryDirectory(_ name: String) throws -> String { try temporaryRoot.directory(name) }
 
-    private static let temporaryRoot = NSTemporaryDirectory() + "waihost-inthyper-tests-" + UUID().uuidString.prefix(8)
+    private static let temporaryRoot = TemporaryRoot("waihost-inthyper-tests")
 
-    static func removeTemporaryDirectories() { try? FileManager.default.removeItem(atPath: temporaryRoot) }
+    static func removeTemporaryDirectories() { temporaryRoot.removeAll() }
 
     static func write(_ bytes: [UInt8], _ path: String) throws { try LocalFile.write(bytes, to: path) }
 

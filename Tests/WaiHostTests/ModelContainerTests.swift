@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -69,8 +70,8 @@ final class ModelContainerTests: XCTestCase {
     }
 
     func testLoadReadsAFileAndNamesItInErrors() throws {
-        let dir = NSTemporaryDirectory() + "whm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        XCTAssertEqual(mkdir(dir, 0o700), 0)
+        let tmp = try TempDir("whm")
+        let dir = tmp.path
         let path = dir + "/model.whm"
         let bytes = ModelContainer.encode(try Self.everyOpGraph())
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
@@ -103,8 +104,6 @@ final class ModelContainerTests: XCTestCase {
         XCTAssertThrowsError(try ModelContainer.load(path: path)) {
             guard case .checksumMismatch(path, _, _)? = $0 as? ModelContainerError else { return XCTFail("\($0)") }
         }
-        for f in [path, huge] { unlink(f) }
-        rmdir(dir)
     }
 
     // MARK: refusals

@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -21,12 +22,8 @@ final class OpenCLBackendTests: XCTestCase {
 
     struct Setup: Error, CustomStringConvertible { let description: String }
 
-    static var buildFolder: URL {
-        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
-    }
-
     static func pluginPath() throws -> String {
-        let path = buildFolder.appendingPathComponent("libWaiOpenCLBackend.so").path
+        let path = TestPaths.product("libWaiOpenCLBackend.so")
         guard FileManager.default.fileExists(atPath: path) else {
             throw Setup(description: "\(path) is missing: swift build builds it (product WaiOpenCLBackend)")
         }
@@ -204,17 +201,7 @@ final class OpenCLBackendTests: XCTestCase {
     /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (each has its
     /// own queue and kernel objects; they share the device's context and program).
     func testConcurrentRunsOfDifferentGraphs() throws {
-        let plugin = try load()
-        let cases = try BackendCases.concurrentConvolutions()
-        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
-        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
-        let results = ResultBox(count: cases.count)
-        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
-            for _ in 0..<3 { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
-        }
-        for k in cases.indices {
-            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
-        }
+        try BackendCases.assertConcurrentRuns(on: try load(), repeats: 3)
     }
 
     // MARK: - the probe and the golden decodes
@@ -321,26 +308,10 @@ enum OpenCLCLI {
 
     /// `cache`: the host's cache folder (the probe verdicts); a fresh one by default.
     static func waihost(_ args: [String], env extra: [String: String] = [:], cache: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = OpenCLBackendTests.buildFolder.appendingPathComponent("waihost")
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = try cache ?? IntHyperTestSupport.temporaryDirectory("opencl-cli-cache")
-        env["WAI_PLUGIN_PATH"] = nil
-        env["WAIHOST_PROBE_TIMEOUT"] = "300"
+        var env: [String: String?] = ["WAIHOST_CACHE_DIR": try cache ?? IntHyperTestSupport.temporaryDirectory("opencl-cli-cache"),
+                                      "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "300"]
         for (k, v) in extra { env[k] = v }
-        p.environment = env
-        // stderr goes to a file so that neither stream can fill a pipe and stall the child.
-        let errPath = try IntHyperTestSupport.temporaryDirectory("opencl-cli-stderr") + "/stderr"
-        guard FileManager.default.createFile(atPath: errPath, contents: nil) else { throw OpenCLBackendTests.Setup(description: "cannot create \(errPath)") }
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer { try? err.close() }
-        let out = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let errData = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let r = try Subprocess(TestPaths.waihost, args, environment: env).run()
+        return (r.status, r.stdoutText, r.stderrText)
     }
 }

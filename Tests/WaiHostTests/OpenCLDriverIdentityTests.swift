@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The OpenCL units' driver identity (Plugins/OpenCLBackend/Runtime/identity.c): platform,
@@ -28,25 +29,24 @@ final class OpenCLDriverIdentityTests: XCTestCase {
     """#
 
     func testDriverStringKeepsVersionsAndPCIWhole() throws {
-        let dir = NSTemporaryDirectory() + "waihost-ocl-identity-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TempDir("waihost-ocl-identity")
+        let dir = tmp.path
         try Self.driver.write(toFile: dir + "/driver.c", atomically: true, encoding: .utf8)
         let cc = try CPluginBuilder.tool("cc", why: "the identity test compiles identity.c with it")
         let args = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I", runtimeDir + "/include", "-o", dir + "/driver",
                     dir + "/driver.c", runtimeDir + "/identity.c"]
-        let built = try CPluginBuilder.run(cc, args)
-        XCTAssertEqual(built.status, 0, built.stderr)
+        let built = try Subprocess(cc, args).run()
+        XCTAssertEqual(built.status, 0, built.stderrText)
         guard built.status == 0 else { return }
-        let r = try CPluginBuilder.run(dir + "/driver", [])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let r = try Subprocess(dir + "/driver", []).run()
+        XCTAssertEqual(r.status, 0, r.stderrText)
         // PoCL: the platform's free text is cut (here to "OpenCL", its trailing blank dropped);
         // the device version and the driver version stay whole.
         let pocl = "Portable Computing Language OpenCL"
             + "; device OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512; driver 3.1+debian"
         let nvidia = "NVIDIA CUDA OpenCL 3.0 CUDA 12.4.131; device OpenCL 3.0 CUDA; driver 550.54.15"
             + " pci 10de:2335 (0000:3b:00.0) /dev/dri/renderD128"
-        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init), [
+        XCTAssertEqual(r.stdoutText.split(separator: "\n").map(String.init), [
             "pocl \(pocl.utf8.count) [\(pocl)]",
             "nvidia \(nvidia.utf8.count) [\(nvidia)]",
             "bare 30 [P; device OpenCL 1.2; driver 1]",

@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -11,10 +12,7 @@ import WaiHost
 /// bundle (the real CPU plugin, the `waihost` binary) and private temporary folders.
 enum HostTestSupport {
     /// The folder of the running test binary: .build/<triple>/<config>.
-    static var buildDirectory: String {
-        let exe = HostConfiguration.executablePath() ?? CommandLine.arguments[0]
-        return HostConfiguration.parent(exe)
-    }
+    static var buildDirectory: String { TestPaths.buildProducts }
 
     static var waihost: String { buildDirectory + "/waihost" }
     static var unitWorker: String { buildDirectory + "/" + HostConfiguration.unitWorkerName }
@@ -31,18 +29,12 @@ enum HostTestSupport {
     }
 
     /// A fresh folder under one per-process root, removed by `removeTemporaryDirectories`.
-    static func temporaryDirectory(_ name: String) throws -> String {
-        let dir = root + "/\(name)-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func temporaryDirectory(_ name: String) throws -> String { try root.directory(name) }
 
-    private static let root = NSTemporaryDirectory() + "waihost-host-tests-" + UUID().uuidString.prefix(8)
+    private static let root = TemporaryRoot("waihost-host-tests")
 
     /// Called by each test class's class tearDown.
-    static func removeTemporaryDirectories() {
-        try? FileManager.default.removeItem(atPath: root)
-    }
+    static func removeTemporaryDirectories() { root.removeAll() }
 
     /// A plugin folder holding a copy of the CPU plugin.
     static func folderWithCPUPlugin(_ name: String) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -16,36 +17,18 @@ final class VideoIntHyperCLITests: XCTestCase {
 
     struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
 
-    static let buildFolder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
-
     /// `executable args`, or a `bash -c` pipeline when `shell` (players reading a pipe).
     func run(_ executable: String, _ args: [String], plugins: String? = nil) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("cache")
-        env["WAI_PLUGIN_PATH"] = plugins
-        env["WAIHOST_PROBE_TIMEOUT"] = "600"   // a debug-built probe worker is slow
-        env["WAIHOST"] = Self.buildFolder.appendingPathComponent("waihost").path
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        // stderr is drained on another thread so a chatty child cannot block on a full pipe.
-        let e = Drained()
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { e.data = err.fileHandleForReading.readDataToEndOfFile(); drained.signal() }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: Array(o), stderr: String(decoding: e.data, as: UTF8.self))
+        let env: [String: String?] = ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("cache"),
+                                      "WAI_PLUGIN_PATH": plugins,
+                                      "WAIHOST_PROBE_TIMEOUT": "600",   // a debug-built probe worker is slow
+                                      "WAIHOST": TestPaths.waihost]
+        let r = try Subprocess(executable, args, environment: env).run()
+        return Run(status: r.status, stdout: r.stdout, stderr: r.stderrText)
     }
 
-    final class Drained: @unchecked Sendable { var data = Data() }
-
     func waihost(_ args: [String], plugins: String? = nil) throws -> Run {
-        try run(Self.buildFolder.appendingPathComponent("waihost").path, args, plugins: plugins)
+        try run(TestPaths.waihost, args, plugins: plugins)
     }
 
     func shell(_ script: String) throws -> Run { try run("/bin/bash", ["-o", "pipefail", "-c", script]) }
@@ -175,7 +158,7 @@ final class VideoIntHyperCLITests: XCTestCase {
         let opened = try VideoIntHyperCodec.open(try IntHyperTestSupport.read(clip))
         var covered: [String] = []
         for name in ["libWaiCPUBackend.so", "libWaiVulkanBackend.so", "libWaiOpenCLBackend.so"] {
-            let path = Self.buildFolder.appendingPathComponent(name).path
+            let path = TestPaths.product(name)
             guard let plugin = try? BackendPlugin.load(path: path), let units = try? plugin.units() else {
                 XCTAssertNotEqual(name, "libWaiCPUBackend.so", "the CPU backend must load")
                 continue
@@ -194,7 +177,7 @@ final class VideoIntHyperCLITests: XCTestCase {
 
         // A unit lost mid-sequence: the host moves the remaining runs to the next unit (here
         // the reference). The frames are the same bytes and the report counts frames per unit.
-        let cpu = try BackendPlugin.load(path: Self.buildFolder.appendingPathComponent("libWaiCPUBackend.so").path)
+        let cpu = try BackendPlugin.load(path: TestPaths.product("libWaiCPUBackend.so"))
         let switching = SwitchingRunner(first: PluginGraphRunner(plugin: cpu, unit: 0), runs: 6, then: HostGraphRunner.reference())
         var report = VideoDecodeReport(opened, modelSet: set, range: 0...5, output: nil, outputFormat: "y4m")
         try VideoIntHyperCodec.decode(opened, modelSet: set, runner: switching) { report.add($0) }

@@ -1,5 +1,6 @@
 import BackendABI
 import Foundation
+import TestSupport
 import XCTest
 import WaiHost
 @testable import WaiCore
@@ -21,12 +22,8 @@ final class VulkanBackendTests: XCTestCase {
 
     struct Setup: Error, CustomStringConvertible { let description: String }
 
-    private static var buildFolder: URL {
-        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
-    }
-
     private func pluginPath() throws -> String {
-        let path = Self.buildFolder.appendingPathComponent("libWaiVulkanBackend.so").path
+        let path = TestPaths.product("libWaiVulkanBackend.so")
         guard FileManager.default.fileExists(atPath: path) else {
             throw Setup(description: "\(path) is missing: swift build builds it (product WaiVulkanBackend)")
         }
@@ -152,17 +149,7 @@ final class VulkanBackendTests: XCTestCase {
     /// docs/backend-abi.md §8: distinct prepared graphs may run concurrently (they share the
     /// device's queue).
     func testConcurrentRunsOfDifferentGraphs() throws {
-        let plugin = try load()
-        let cases = try BackendCases.concurrentConvolutions()
-        let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
-        let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
-        let results = ResultBox(count: cases.count)
-        DispatchQueue.concurrentPerform(iterations: cases.count) { k in
-            for _ in 0..<3 { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
-        }
-        for k in cases.indices {
-            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name)
-        }
+        try BackendCases.assertConcurrentRuns(on: try load(), repeats: 3)
     }
 
     // MARK: - the probe and the golden decodes
@@ -205,22 +192,11 @@ final class VulkanBackendTests: XCTestCase {
     }
 
     private func waihost(_ args: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
-        let p = Process()
-        p.executableURL = Self.buildFolder.appendingPathComponent("waihost")
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["WAIHOST_CACHE_DIR"] = try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache")
-        env["WAI_PLUGIN_PATH"] = nil
         // A debug-built probe worker takes tens of seconds over the whole suite; the
         // default 20 s limit is for release builds.
-        env["WAIHOST_PROBE_TIMEOUT"] = "600"
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, Array(o), String(decoding: e, as: UTF8.self))
+        let r = try Subprocess(TestPaths.waihost, args,
+                               environment: ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache"),
+                                             "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]).run()
+        return (r.status, r.stdout, r.stderrText)
     }
 }

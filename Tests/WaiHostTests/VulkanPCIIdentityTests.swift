@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The Vulkan backend's PCI identity (Plugins/VulkanBackend/Runtime/pci_identity.c): libdrm's
@@ -7,27 +8,21 @@ import XCTest
 final class VulkanPCIIdentityTests: XCTestCase {
     private var runtimeDir: String { CPluginBuilder.shared.packageRoot + "/Plugins/VulkanBackend/Runtime" }
 
-    private func temporaryDirectory() throws -> String {
-        let dir = NSTemporaryDirectory() + "waihost-pci-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    private func cc(_ args: [String]) throws -> CPluginBuilder.RunResult {
+    private func cc(_ args: [String]) throws -> SubprocessResult {
         let cc = try CPluginBuilder.tool("cc", why: "the PCI identity test compiles pci_identity.c with it")
         let all = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I", runtimeDir] + args
-        let r = try CPluginBuilder.run(cc, all)
-        if r.status != 0 { XCTFail("\(cc) \(all.joined(separator: " ")) failed (\(r.status)):\n\(r.stderr)") }
+        let r = try Subprocess(cc, all).run()
+        if r.status != 0 { XCTFail("\(cc) \(all.joined(separator: " ")) failed (\(r.status)):\n\(r.stderrText)") }
         return r
     }
 
     func testMatchingAndDriverString() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TempDir("waihost-pci")
+        let dir = tmp.path
         try Self.driver.write(toFile: dir + "/driver.c", atomically: true, encoding: .utf8)
         guard try cc(["-o", dir + "/driver", dir + "/driver.c", runtimeDir + "/pci_identity.c"]).status == 0 else { return }
-        let r = try CPluginBuilder.run(dir + "/driver", [])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let r = try Subprocess(dir + "/driver", []).run()
+        XCTAssertEqual(r.status, 0, r.stderrText)
         // 127 characters: "radv " (5), then what is left of INFO (31), then the 42-character
         // version part and the 49-character PCI part, both whole.
         let long = "radv " + String(repeating: "i", count: 31)
@@ -48,7 +43,7 @@ final class VulkanPCIIdentityTests: XCTestCase {
             "old [vendor 0x10de device 0x2335; driver version 0x1; Vulkan 1.0.0]",
             "long 127 [\(long)]",
         ]
-        XCTAssertEqual(r.stdout.split(separator: "\n").map(String.init), expected)
+        XCTAssertEqual(r.stdoutText.split(separator: "\n").map(String.init), expected)
     }
 
     /// pci_identity.h mirrors libdrm's drmDevice because libdrm is dlopen'ed; a mirror that
@@ -58,8 +53,8 @@ final class VulkanPCIIdentityTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: header) else {
             return XCTFail("\(header) missing: install libdrm-dev (scripts/install-deps.sh does)")
         }
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TempDir("waihost-pci")
+        let dir = tmp.path
         try Self.layout.write(toFile: dir + "/layout.c", atomically: true, encoding: .utf8)
         _ = try cc(["-I", "/usr/include/libdrm", "-fsyntax-only", dir + "/layout.c"])
     }

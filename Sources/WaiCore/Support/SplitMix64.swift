@@ -1,7 +1,7 @@
 /// splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on every
 /// machine, which is all the probe needs — its graphs must not change between runs or
 /// hosts, or the cache key's suite version would not mean anything.
-public struct SplitMix64: Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     public private(set) var state: UInt64
 
     public init(seed: UInt64) { state = seed }

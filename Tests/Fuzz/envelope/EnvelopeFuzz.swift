@@ -4,17 +4,14 @@
 // Properties checked on every input, besides "no crash, no out-of-bounds access":
 //  - isEnvelope is false for everything parse does not at least start reading as an envelope;
 //  - an accepted envelope re-encodes to exactly the input bytes (one encoding per envelope).
-// A random input almost never carries a correct SHA-256, so each input is also tried with
-// its last 32 bytes replaced by the digest of the rest, to reach the accepting path.
+// Each input is also tried resealed (Tests/Fuzz/Shared/Resealed.swift), to reach the
+// accepting path.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func envelopeFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    let bytes = fuzzBytes(data, size)
     check(bytes)
-    if bytes.count >= SHA256.digestLength {
-        let body = Array(bytes.dropLast(SHA256.digestLength))
-        check(body + SHA256.digest(body))
-    }
+    if let again = resealed(bytes) { check(again) }
     return 0
 }
 

@@ -14,7 +14,7 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func ransFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    var input = FuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    var input = FuzzInput(fuzzBytes(data, size))
     let mode = input.byte()
     if mode & 0x80 != 0 {
         fuzzTableConstruction(&input)
@@ -22,19 +22,6 @@ public func ransFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
         fuzzDecoding(&input)
     }
     return 0
-}
-
-private struct FuzzInput {
-    let bytes: [UInt8]
-    var position = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    /// Past the end reads as 0, so every input maps to some case.
-    mutating func byte() -> UInt8 {
-        defer { position += 1 }
-        return position < bytes.count ? bytes[position] : 0
-    }
-    mutating func uint16() -> Int { Int(byte()) | Int(byte()) << 8 }
-    var rest: [UInt8] { position < bytes.count ? Array(bytes[position...]) : [] }
 }
 
 /// Arbitrary cdf entries (including negative and huge) must only ever produce errors.
@@ -67,28 +54,8 @@ private func fuzzTableConstruction(_ input: inout FuzzInput) {
 }
 
 private func fuzzDecoding(_ input: inout FuzzInput) {
-    let tableByte = input.byte()
-    let tableCount = 1 + Int(tableByte % 4)
-    var tables: [FrequencyTable] = []
-    for _ in 0..<tableCount {
-        let precision = 1 + Int(input.byte() % 16)
-        let symbolCount = 1 + Int(input.byte()) % min(1 << precision, 64)
-        let escape = Int(input.byte()) % symbolCount
-        let offset = Int32(Int8(bitPattern: input.byte())) * 1000
-        var frequencies = Array(repeating: 1, count: symbolCount)
-        var spare = (1 << precision) - symbolCount
-        for s in 0..<symbolCount where spare > 0 {
-            let share = min(spare, Int(input.byte()) * (1 << precision) / 256)
-            frequencies[s] += share
-            spare -= share
-        }
-        frequencies[symbolCount - 1] += spare
-        guard let table = try? FrequencyTable(precision: precision, frequencies: frequencies,
-                                              escapeSymbol: escape, offset: offset) else {
-            fatalError("harness built an invalid table: \(frequencies)")
-        }
-        tables.append(table)
-    }
+    let (tableByte, tables) = input.tables()
+    let tableCount = tables.count
     let valueCount = input.uint16() % 4097
     let stream = input.rest
     guard var decoder = try? RansDecoder(stream) else { return }

@@ -2,8 +2,9 @@
 // structural validation and the certificate verifier (docs/integer-ops.md §1, §4, §5).
 // Built by scripts/fuzz.sh into one module with the sources it tests.
 //
-// Each input is decoded twice: as given, and with its trailer replaced by the SHA-256 of
-// the rest, so mutations reach the parser instead of stopping at the checksum. For every
+// Each input is decoded twice: as given, and resealed (its trailer replaced by the SHA-256 of
+// the rest, Tests/Fuzz/Shared/Resealed.swift), so mutations reach the parser instead of
+// stopping at the checksum. For every
 // input decode accepts, three properties must hold, or the harness crashes on purpose:
 //   1. the encoding is canonical: encode(decode(b)) == b;
 //   2. the certificate is sound: the reference interpreter, which checks every intermediate
@@ -17,13 +18,11 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func modelFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let bytes = fuzzBytes(data, size)
     check(bytes)
-    if bytes.count >= 32 {
-        let body = Array(bytes.dropLast(32))
-        let resealed = body + SHA256.digest(body)
-        check(resealed)
-        recertify(resealed)
+    if let again = resealed(bytes) {
+        check(again)
+        recertify(again)
     }
     return 0
 }

@@ -7,7 +7,7 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func y4mFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    let bytes = fuzzBytes(data, size)
     do {
         let s = try Y4MStream.parse(bytes, source: "fuzz", maximumFrames: 64)
         var again = s.header.serialized()

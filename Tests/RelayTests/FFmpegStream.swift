@@ -1,14 +1,5 @@
 import Foundation
-
-/// A fresh directory under the system temp dir, removed when the value is released.
-final class TempDir {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "relay-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+import TestSupport
 
 /// Tiny HLS streams written by the real ffmpeg, the packager the sealer is built for.
 enum FFmpegStream {
@@ -47,8 +38,8 @@ enum FFmpegStream {
             args += encode + ["-hls_list_size", "2", "-hls_flags", "omit_endlist", "-start_number", "5",
                               "-hls_segment_filename", dir + "/live%03d.ts", dir + "/index.m3u8"]
         }
-        let (status, err) = try run("/usr/bin/ffmpeg", args)
-        guard status == 0 else { throw Failure(description: "ffmpeg \(v): status \(status): \(err)") }
+        let r = try Subprocess("/usr/bin/ffmpeg", args).run()
+        guard r.status == 0 else { throw Failure(description: "ffmpeg \(v): status \(r.status): \(r.stderrText)") }
     }
 
     /// `ffmpeg -i PLAYLIST -f framemd5 -`: one line per decoded frame. ffmpeg exits 0 even
@@ -65,28 +56,7 @@ enum FFmpegStream {
             try bytes.write(to: URL(fileURLWithPath: ended))
             playlist = ended
         }
-        let (_, out) = try run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", playlist, "-map", "0:v", "-f", "framemd5", "-"],
-                               stdout: true)
-        return out.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
-    }
-
-    /// Runs a program to completion; returns (status, stderr) or (status, stdout).
-    static func run(_ exe: String, _ args: [String], stdout: Bool = false) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let pipe = Pipe()
-        if stdout {
-            p.standardOutput = pipe
-            p.standardError = FileHandle.nullDevice
-        } else {
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = pipe
-        }
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try Subprocess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-i", playlist, "-map", "0:v", "-f", "framemd5", "-"]).run()
+        return r.stdoutText.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
     }
 }
