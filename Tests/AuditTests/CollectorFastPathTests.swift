@@ -5,6 +5,7 @@
 
 import Foundation
 import XCTest
+import TestSupport
 @testable import Audit
 import WaiCrypto
 

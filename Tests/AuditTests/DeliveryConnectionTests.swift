@@ -4,6 +4,7 @@
 // post connects afresh. Each post is one synchronous `deliver`, so nothing here waits on time.
 
 import XCTest
+import TestSupport
 @testable import Audit
 
 final class DeliveryConnectionTests: XCTestCase {

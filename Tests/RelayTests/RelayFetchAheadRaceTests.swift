@@ -5,6 +5,7 @@
 // waitObserver and a gate at the origin, so nothing here depends on timing.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 

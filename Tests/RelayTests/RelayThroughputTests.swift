@@ -4,6 +4,7 @@
 // byte through or change what the observer is told.
 
 import XCTest
+import TestSupport
 import Foundation
 @testable import Relay
 

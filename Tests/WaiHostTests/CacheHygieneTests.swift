@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import TestSupport
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// The probe cache's memory of file hashes is bounded (docs/probe.md §5): what a probe used
 /// stays, an unused entry stays only while its file still has the remembered stat, and no

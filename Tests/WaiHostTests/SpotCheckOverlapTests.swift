@@ -1,5 +1,9 @@
 import XCTest
-@testable import WaiHost
+import TestSupport
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// A spot check's windows are computed while the unit runs and compared once it answered
 /// (docs/probe.md §7, PendingSpotCheck): the comparison sees every window, reports the

@@ -166,7 +166,7 @@ package enum GraphStructure {
 
     /// §1 and §4 for a whole graph: tensors, lists, topological order, single writer,
     /// parameters and shapes. Throws the first problem found.
-    static func validate(_ graph: IntegerGraph) throws {
+    package static func validate(_ graph: IntegerGraph) throws {
         let n = graph.tensors.count
         guard n >= 1 else { throw GraphError.graph(problem: "has no tensors") }
         for (i, t) in graph.tensors.enumerated() { try checkTensor(t, index: i) }

@@ -121,7 +121,7 @@ public enum RegionEngine {
 
     /// `evaluate` for a graph already validated and inputs already checked against its
     /// contract (a spot check's windows: BackendHost.run did both once for the run).
-    static func evaluateChecked(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
+    package static func evaluateChecked(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
                                 cache: WindowCache?) throws -> WindowValue {
         let need = requiredWindows(graph, output: output, window: window)
         var values = [WindowValue?](repeating: nil, count: graph.tensors.count)

@@ -28,9 +28,9 @@ package final class ParallelState<R>: @unchecked Sendable {
     private var next = 0
     private var slots: [R?]
 
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    package init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    func claim() -> Int? {
+    package func claim() -> Int? {
         lock.withLock {
             guard next < slots.count else { return nil }
             next += 1
@@ -39,11 +39,11 @@ package final class ParallelState<R>: @unchecked Sendable {
     }
 
     /// No item is claimed after this (results() must not be called then).
-    func cancel() { lock.withLock { next = slots.count } }
+    package func cancel() { lock.withLock { next = slots.count } }
 
-    func store(_ r: R, at i: Int) { lock.withLock { slots[i] = r } }
+    package func store(_ r: R, at i: Int) { lock.withLock { slots[i] = r } }
 
-    func results() -> [R] { lock.withLock { slots.map { $0! } } }
+    package func results() -> [R] { lock.withLock { slots.map { $0! } } }
 }
 
 /// Runs every body on its own thread, all released at once, so that they really overlap
@@ -102,5 +102,5 @@ private final class ConcurrentRun<R>: @unchecked Sendable {
         lock.withLock { slots[i] = r }
     }
 
-    func results() -> [R] { lock.withLock { slots.map { $0! } } }
+    package func results() -> [R] { lock.withLock { slots.map { $0! } } }
 }
