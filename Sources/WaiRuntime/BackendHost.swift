@@ -262,7 +262,8 @@ public final class BackendHost: @unchecked Sendable {
         let (check, seed) = lock.withLock { () -> (Bool, UInt64) in
             let n = dispatchedRuns[row.selector, default: 0]
             dispatchedRuns[row.selector] = n + 1
-            return (configuration.spotCheck.checks(run: n), windowRNG.next())
+            let draw = windowRNG.next()
+            return (configuration.spotCheck.checks(run: n, draw: draw), windowRNG.next())
         }
         guard check else { return nil }
         var rng = SplitMix64(seed: seed)

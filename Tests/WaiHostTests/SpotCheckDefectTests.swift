@@ -95,7 +95,19 @@ final class SpotCheckDefectTests: XCTestCase {
         XCTAssertThrowsError(try SpotCheckPolicy(parsing: "sometimes")) { e in
             XCTAssertTrue("\(e)".contains("every, off or sample:N"), "\(e)")
         }
-        XCTAssertEqual((0..<9).filter { SpotCheckPolicy.sampled(every: 4).checks(run: $0) }, [0, 4, 8])
-        XCTAssertFalse(SpotCheckPolicy.off.checks(run: 0))
+        XCTAssertFalse(SpotCheckPolicy.off.checks(run: 0, draw: 0))
+        XCTAssertTrue(SpotCheckPolicy.everyRun.checks(run: 7, draw: 1))
+    }
+
+    /// sample:N looks at the first run, then at one run in N at random: about a quarter of the
+    /// runs for sample:4, and not the fixed every-fourth pattern a plugin could count towards.
+    func testSampledPolicyChecksTheFirstRunThenRandomRuns() {
+        var rng = SplitMix64(seed: 0x5eed)
+        let policy = SpotCheckPolicy.sampled(every: 4)
+        let checked = (0..<4000).filter { policy.checks(run: $0, draw: rng.next()) }
+        XCTAssertEqual(checked.first, 0, "the first run on a unit is always checked")
+        XCTAssertTrue((800...1200).contains(checked.count), "\(checked.count) of 4000 runs checked")
+        XCTAssertNotEqual(checked, Array(stride(from: 0, to: 4000, by: 4)), "not every fourth run")
+        XCTAssertTrue(checked.contains { $0 % 4 != 0 }, "runs off the every-fourth pattern are checked too")
     }
 }

@@ -4,7 +4,8 @@
 public enum SpotCheckPolicy: Equatable, Sendable, CustomStringConvertible {
     /// Every run (the default).
     case everyRun
-    /// Every N-th run on each unit, starting with the first.
+    /// The first run on each unit, then one run in N drawn at random (not every N-th: a
+    /// plugin that counts its runs must not know which ones are looked at).
     case sampled(every: Int)
     /// Never: the probe's verdict alone decides.
     case off
@@ -29,11 +30,12 @@ public enum SpotCheckPolicy: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the `run`-th run (0-based) on a unit is checked.
-    func checks(run: Int) -> Bool {
+    /// Whether the `run`-th run (0-based) on a unit is checked; `draw` is a fresh value of
+    /// the host's unpredictable generator (the one that places the interior windows).
+    func checks(run: Int, draw: UInt64) -> Bool {
         switch self {
         case .everyRun: return true
-        case .sampled(let n): return run % n == 0
+        case .sampled(let n): return run == 0 || draw % UInt64(n) == 0
         case .off: return false
         }
     }
