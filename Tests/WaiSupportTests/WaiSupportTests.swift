@@ -1,5 +1,4 @@
 import XCTest
-import TestSupport
 import Dispatch
 import WaiSupport
 
