@@ -117,8 +117,8 @@ final class OutputTests: XCTestCase {
     /// Every key of a probe report, nested ones included, is snake_case.
     func testKeysAreSnakeCase() throws {
         var row = UnitProbeRecord(backend: "x", path: "/p/x.so", backendVersion: "1", device: "d", unit: "gpu", index: 0,
-                                  driver: "drv pci 10de:2335 (0000:3b:00.0)", state: .rejected, reason: "r", stage: "widths",
-                                  mismatch: ProbeMismatch(stage: "widths", graph: "g", op: "add", node: 1, tensor: "t", index: 2,
+                                  driver: "drv pci 10de:2335 (0000:3b:00.0)", state: .rejected, reason: "r", stage: .widths,
+                                  mismatch: ProbeMismatch(stage: .widths, graph: "g", op: "add", node: 1, tensor: "t", index: 2,
                                                           channel: 0, y: 0, x: 2, expected: 1, got: 2, runsPassed: 3),
                                   speed: ProbeSpeed(runsPerSecond: 1, medianMilliseconds: 1, runs: 1, graph: "c"))
         row.pluginSHA256 = "00"

@@ -56,7 +56,7 @@ final class CPluginProbeTests: XCTestCase {
         let crash = try row(.crash)
         XCTAssertEqual(crash.state, .rejected, crash.reason)
         XCTAssertTrue(crash.reason.contains("SIGSEGV"), crash.reason)
-        XCTAssertEqual(crash.stage, ProbeStage.allCases.first?.rawValue, "it dies in the first graph run")
+        XCTAssertEqual(crash.stage, ProbeStage.allCases.first.map(VerdictStage.init), "it dies in the first graph run")
 
         try assertFailed(row(.abiMajor), mentioning: ["abi_mismatch", "ABI 2.0", "host offers 1.0"])
         try assertFailed(row(.tableMajor), mentioning: ["ABI major 2", "host speaks 1"])
@@ -78,7 +78,7 @@ final class CPluginProbeTests: XCTestCase {
         XCTAssertEqual(hang.backend, "plainc-hang")
         XCTAssertEqual(hang.state, .rejected, hang.reason)
         XCTAssertTrue(hang.reason.contains("timed out"), hang.reason)
-        XCTAssertEqual(hang.stage, ProbeStage.allCases.first?.rawValue, "it hangs in the first graph run")
+        XCTAssertEqual(hang.stage, ProbeStage.allCases.first.map(VerdictStage.init), "it hangs in the first graph run")
     }
 
     /// A unit that passed the probe but runs out of memory on a graph larger than any probe
@@ -142,12 +142,12 @@ final class CPluginProbeTests: XCTestCase {
     private func assertRejected(_ row: UnitProbeRecord, stage: ProbeStage, ops: Set<String>,
                                 file: StaticString = #filePath, line: UInt = #line) -> ProbeMismatch? {
         XCTAssertEqual(row.state, .rejected, "\(row.backend): \(row.reason)", file: file, line: line)
-        XCTAssertEqual(row.stage, stage.rawValue, "\(row.backend): \(row.reason)", file: file, line: line)
+        XCTAssertEqual(row.stage, VerdictStage(stage), "\(row.backend): \(row.reason)", file: file, line: line)
         guard let m = row.mismatch else {
             XCTFail("\(row.backend): no mismatch details in \(row.reason)", file: file, line: line)
             return nil
         }
-        XCTAssertEqual(m.stage, stage.rawValue, file: file, line: line)
+        XCTAssertEqual(m.stage, VerdictStage(stage), file: file, line: line)
         XCTAssertTrue(ops.contains(m.op), "\(row.backend): mismatch in op \(m.op), expected one of \(ops.sorted())",
                       file: file, line: line)
         XCTAssertNotEqual(m.expected, m.got, file: file, line: line)

@@ -114,7 +114,7 @@ final class DefectBackendTests: XCTestCase {
     private func assertRejected(_ row: UnitProbeRecord, stages: Set<ProbeStage>, ops: Set<String>,
                                 file: StaticString = #filePath, line: UInt = #line) -> ProbeMismatch? {
         XCTAssertEqual(row.state, .rejected, "\(row.backend): \(row.reason)", file: file, line: line)
-        XCTAssertTrue(stages.contains { $0.rawValue == row.stage }, "\(row.backend): stage \(row.stage ?? "none"): \(row.reason)",
+        XCTAssertTrue(stages.contains { VerdictStage($0) == row.stage }, "\(row.backend): stage \(row.stage?.rawValue ?? "none"): \(row.reason)",
                       file: file, line: line)
         guard let m = row.mismatch else {
             XCTFail("\(row.backend): no mismatch in \(row.reason)", file: file, line: line)

@@ -177,7 +177,7 @@ final class DispatchTests: XCTestCase {
         var entries: [String: ProbeCache.Entry] = [:]
         for unit in units {
             entries[ProbeCache.key(pluginSHA256: sha, unit: unit)] = ProbeCache.Entry(
-                outcome: ProbeOutcome(state: .rejected, stage: "widths", reason: planted),
+                outcome: ProbeOutcome(state: .rejected, stage: .widths, reason: planted),
                 speed: nil, backend: "cpu", device: unit.device, driver: unit.driver)
         }
         ProbeCache(directory: cache).store(entries, warn: { XCTFail($0) })

@@ -121,7 +121,7 @@ final class ProbeTests: XCTestCase {
         }
         XCTAssertEqual(outcome.state, .rejected)
         let m = try XCTUnwrap(outcome.mismatch)
-        XCTAssertEqual(m.stage, "semantics")
+        XCTAssertEqual(m.stage, .semantics)
         XCTAssertEqual(m.graph, "narrow_sign_extension")
         XCTAssertEqual(m.op, "inverse_gdn")
         XCTAssertEqual(m.tensor, "gdn_narrow")
@@ -130,7 +130,7 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(m.index, shape.count - 1)
         XCTAssertEqual([m.channel, m.y, m.x], [shape.channels - 1, shape.height - 1, shape.width - 1])
         XCTAssertEqual(m.got, m.expected &+ 1)
-        XCTAssertEqual(outcome.stage, "semantics")
+        XCTAssertEqual(outcome.stage, .semantics)
         XCTAssertTrue(outcome.reason.contains("inverse_gdn"), outcome.reason)
         XCTAssertTrue(outcome.reason.contains("expected \(m.expected), got \(m.got)"), outcome.reason)
     }
@@ -141,7 +141,7 @@ final class ProbeTests: XCTestCase {
         let outcome = try ExactnessProbe.run { _, _ in calls += 1; throw Refusal() }
         XCTAssertEqual(calls, 1, "the first refusal ends the probe")
         XCTAssertEqual(outcome.state, .rejected)
-        XCTAssertEqual(outcome.stage, "semantics")
+        XCTAssertEqual(outcome.stage, .semantics)
         XCTAssertTrue(outcome.reason.contains("no lookup here"), outcome.reason)
         XCTAssertTrue(outcome.reason.contains("requantize_shift_0"), outcome.reason)
     }
@@ -162,7 +162,7 @@ final class ProbeTests: XCTestCase {
         }
         XCTAssertEqual(outcome.state, .rejected)
         let m = try XCTUnwrap(outcome.mismatch)
-        XCTAssertEqual(m.stage, "decode")
+        XCTAssertEqual(m.stage, .decode)
         XCTAssertEqual(m.op, "conv_transpose2d")
         XCTAssertEqual(m.tensor, "synthesis_2")
         XCTAssertEqual(m.channel, 0)
@@ -202,7 +202,7 @@ final class ProbeTests: XCTestCase {
         }
         XCTAssertThrowsError(try WorkerTiming.measure(wrongLater, c, expected: expected)) { error in
             guard let wrong = error as? WorkerTiming.Wrong else { return XCTFail("\(error)") }
-            XCTAssertEqual(wrong.mismatch.stage, "calibration")
+            XCTAssertEqual(wrong.mismatch.stage, .calibration)
             XCTAssertEqual(wrong.mismatch.index, 5)
             XCTAssertEqual(wrong.mismatch.got, wrong.mismatch.expected &+ 1)
             XCTAssertTrue(wrong.mismatch.graph.contains("timed run"), wrong.mismatch.graph)

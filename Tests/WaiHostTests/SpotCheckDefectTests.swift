@@ -78,7 +78,7 @@ final class SpotCheckDefectTests: XCTestCase {
         let row = try XCTUnwrap(again.units.first)
         XCTAssertTrue(row.cached)
         XCTAssertEqual(row.state, .rejected)
-        XCTAssertEqual(row.stage, "runtime")
+        XCTAssertEqual(row.stage, .runtime)
         let m = try XCTUnwrap(row.mismatch)
         XCTAssertEqual(m.runsPassed, goodRuns)
         XCTAssertEqual(m.tensor, "y")

@@ -32,7 +32,7 @@ final class SpotCheckOverlapTests: XCTestCase {
         XCTAssertEqual(m.index, last)
         XCTAssertEqual(m.expected, right[0].values[last])
         XCTAssertEqual(m.got, right[0].values[last] &+ 1)
-        XCTAssertEqual(m.stage, "runtime")
+        XCTAssertEqual(m.stage, .runtime)
     }
 
     func testTheFirstDifferenceInWindowOrderIsReportedWhateverFinishesFirst() throws {

@@ -50,7 +50,7 @@ enum ReplayCommand: Command {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let outcome = ProbeDump.compare(dumped.graph, name: name, expected: dumped.expected, got: got)
         if json {
-            Output.out(try JSON.report(outcome ?? ProbeOutcome(state: .accepted, stage: "replay", reason: "identical"), schema: .replay))
+            Output.out(try JSON.report(outcome ?? ProbeOutcome(state: .accepted, stage: .replay, reason: "identical"), schema: .replay))
         } else {
             Output.out(outcome?.reason ?? "identical: every output equals the reference outputs dumped with the case")
         }

@@ -1,13 +1,13 @@
 /// The verdict of the exactness probe on one unit.
 public struct ProbeOutcome: Codable, Sendable, Equatable {
     public var state: ProbeState
-    public var stage: String?
+    public var stage: VerdictStage?
     public var reason: String
     public var mismatch: ProbeMismatch?
     /// Accepted units: the ops (and widths) they are exact on, and the ops they refused.
     public var coverage: ProbeCoverage?
 
-    public init(state: ProbeState, stage: String? = nil, reason: String, mismatch: ProbeMismatch? = nil,
+    public init(state: ProbeState, stage: VerdictStage? = nil, reason: String, mismatch: ProbeMismatch? = nil,
                 coverage: ProbeCoverage? = nil) {
         self.state = state; self.stage = stage; self.reason = reason; self.mismatch = mismatch
         self.coverage = coverage
@@ -16,7 +16,7 @@ public struct ProbeOutcome: Codable, Sendable, Equatable {
 
 /// Why the probe itself could not run (never the unit's fault).
 public struct ProbeSuiteError: Error, CustomStringConvertible {
-    public var stage: String
+    public var stage: VerdictStage
     public var graph: String
     public var underlying: String
     public var description: String { "probe suite: stage \(stage), graph \(graph): \(underlying)" }
@@ -66,7 +66,7 @@ public enum ExactnessProbe {
 
     /// The first difference between `expected` and `got` for the outputs of `graph`, as
     /// the mismatch a report shows (shape differences as a reason), or nil when equal.
-    static func compare(graph: IntegerGraph, caseName: String, stage: String, expected: [TensorValue],
+    static func compare(graph: IntegerGraph, caseName: String, stage: VerdictStage, expected: [TensorValue],
                         got: [TensorValue], run: Int? = nil) -> ProbeOutcome? {
         guard got.count == expected.count else {
             return ProbeOutcome(state: .rejected, stage: stage,
@@ -89,7 +89,7 @@ public enum ExactnessProbe {
 
     /// A mismatch at flat index `index` of tensor `t`, naming the op that wrote it, its
     /// parameters, and whether the element was left as the host's pre-filled sentinel.
-    static func mismatch(graph: IntegerGraph, tensor t: Int, caseName: String, stage: String, index i: Int,
+    static func mismatch(graph: IntegerGraph, tensor t: Int, caseName: String, stage: VerdictStage, index i: Int,
                          expected: Int32, got: Int32, run: Int? = nil) -> ProbeMismatch {
         let spec = graph.tensors[t]
         let shape = spec.shape

@@ -7,7 +7,7 @@ public enum ProbeDump {
     /// The probe case a mismatch came from, rebuilt from the deterministic suite; nil for a
     /// graph that is not one of the suite's (a runtime demotion).
     public static func probeCase(for m: ProbeMismatch, codecVectors: CodecProbeVectors) throws -> ProbeCase? {
-        guard let stage = ProbeStage(rawValue: m.stage) else { return nil }
+        guard let stage = m.stage.probeStage else { return nil }
         return try ProbeSuite.cases(stage, codecVectors: codecVectors).first { $0.name == m.graph }
     }
 
@@ -47,7 +47,7 @@ public enum ProbeDump {
 
     /// The replay's verdict: nil when `got` equals the dumped reference outputs.
     public static func compare(_ graph: IntegerGraph, name: String, expected: [TensorValue], got: [TensorValue]) -> ProbeOutcome? {
-        ExactnessProbe.compare(graph: graph, caseName: name, stage: "replay", expected: expected, got: got)
+        ExactnessProbe.compare(graph: graph, caseName: name, stage: .replay, expected: expected, got: got)
     }
 
     static func bytes(_ values: [Int32]) -> [UInt8] {

@@ -7,7 +7,7 @@ public enum ProbeState: String, Codable, Sendable {
 
 /// The first element where a unit differed from the reference interpreter.
 public struct ProbeMismatch: Codable, Sendable, Equatable, CustomStringConvertible {
-    public var stage: String
+    public var stage: VerdictStage
     public var graph: String
     public var op: String
     public var node: Int
@@ -29,7 +29,7 @@ public struct ProbeMismatch: Codable, Sendable, Equatable, CustomStringConvertib
     /// Runtime demotions: how many spot-checked runs the unit had passed before this one.
     public var runsPassed: Int?
 
-    public init(stage: String, graph: String, op: String, node: Int, tensor: String, index: Int,
+    public init(stage: VerdictStage, graph: String, op: String, node: Int, tensor: String, index: Int,
                 channel: Int, y: Int, x: Int, expected: Int32, got: Int32, parameters: String? = nil,
                 unwritten: Bool? = nil, run: Int? = nil, runsPassed: Int? = nil) {
         self.stage = stage; self.graph = graph; self.op = op; self.node = node; self.tensor = tensor
@@ -135,7 +135,7 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     /// units the stages passed.
     public var reason: String
     /// The stage that rejected the unit, or in which it crashed or hung.
-    public var stage: String?
+    public var stage: VerdictStage?
     public var mismatch: ProbeMismatch?
     public var speed: ProbeSpeed?
     /// Which ops the unit is exact on and which it refused; nil on rows of an older host
@@ -150,7 +150,7 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
 
     public init(backend: String, path: String, backendVersion: String? = nil, device: String,
                 unit: String, index: Int?, driver: String, state: ProbeState, rank: Int? = nil,
-                reason: String, stage: String? = nil, mismatch: ProbeMismatch? = nil,
+                reason: String, stage: VerdictStage? = nil, mismatch: ProbeMismatch? = nil,
                 speed: ProbeSpeed? = nil, cached: Bool = false) {
         self.backend = backend; self.path = path; self.backendVersion = backendVersion
         self.device = device; self.unit = unit; self.index = index; self.driver = driver

@@ -37,7 +37,7 @@ struct ProbeSession {
             exact: exact.keys.sorted().map { ProbeCoverage.OpWidths(op: $0, widths: exact[$0, default: []].sorted()) },
             unsupported: unsupported.sorted(), maxElements: memoryLimit.map { $0 - 1 })
         guard !exact.isEmpty else {
-            return ProbeOutcome(state: .rejected, stage: stages.first?.rawValue,
+            return ProbeOutcome(state: .rejected, stage: stages.first.map(VerdictStage.init),
                                 reason: "the unit refused every op as unsupported (\(unsupported.sorted().joined(separator: ", ")))",
                                 coverage: coverage)
         }
@@ -57,7 +57,7 @@ struct ProbeSession {
         if let c = built[stage] { return c }
         let c: [ProbeCase]
         do { c = try references.cases(stage) { try ProbeSuite.cases(stage, codecVectors: references.codecVectors) } } catch {
-            throw ProbeSuiteError(stage: stage.rawValue, graph: "(building)", underlying: "\(error)")
+            throw ProbeSuiteError(stage: VerdictStage(stage), graph: "(building)", underlying: "\(error)")
         }
         // Only what the repetition stage reuses is kept; the rest is built once.
         if ProbeStage.repeatedFrom.contains(stage) { built[stage] = c }
@@ -71,7 +71,7 @@ struct ProbeSession {
         if let e = expectedMemo[key] { return e }
         let e: [TensorValue]
         do { e = try references.expected(key) { try ReferenceInterpreter.run(graph, inputs: c.inputs) } } catch {
-            throw ProbeSuiteError(stage: stage.rawValue, graph: c.name, underlying: "reference interpreter: \(error)")
+            throw ProbeSuiteError(stage: VerdictStage(stage), graph: c.name, underlying: "reference interpreter: \(error)")
         }
         if c.repeated { expectedMemo[key] = e }
         return e
@@ -110,10 +110,10 @@ struct ProbeSession {
                 memoryLimit = min(memoryLimit ?? size, size)
                 return .skipped
             }
-            return .rejected(ProbeOutcome(state: .rejected, stage: stage.rawValue,
+            return .rejected(ProbeOutcome(state: .rejected, stage: VerdictStage(stage),
                                           reason: "stage \(stage.rawValue), graph \(c.name): \(error)"))
         }
-        if let r = ExactnessProbe.compare(graph: graph, caseName: c.name, stage: stage.rawValue,
+        if let r = ExactnessProbe.compare(graph: graph, caseName: c.name, stage: VerdictStage(stage),
                                           expected: expected, got: got) {
             return .rejected(r)
         }
@@ -162,7 +162,7 @@ struct ProbeSession {
     /// then all of them at once on separate threads (ABI §8 allows that), `concurrentRounds`
     /// times; every run must equal the reference.
     private mutating func repetition() throws -> ProbeOutcome? {
-        let stage = ProbeStage.repetition.rawValue
+        let stage = VerdictStage.repetition
         var items: [(ProbeCase, any PreparedGraphRun, [TensorValue])] = []
         for source in ProbeStage.repeatedFrom {
             for var c in try cases(source) where c.repeated {

@@ -198,7 +198,7 @@ enum SemanticsCases {
         var columns: [[Int32]] = []
         for (i, n) in targets.enumerated() {
             guard let sq = fourSquares(n - 1, limit: limit) else {
-                throw ProbeSuiteError(stage: ProbeStage.semantics.rawValue, graph: "isqrt_squares",
+                throw ProbeSuiteError(stage: .semantics, graph: "isqrt_squares",
                                       underlying: "no four squares ≤ \(limit) sum to \(n - 1)")
             }
             columns.append([i % 3 == 2 ? -1 : 1] + sq.map { Int32($0) })

@@ -10,7 +10,7 @@ enum ModelQualification {
     /// Part of every cache key: a change to the size rule, the inputs or the comparison
     /// qualifies again.
     static let version = "1"
-    static let stage = "qualification"
+    static let stage = VerdictStage.qualification
 
     /// The inputs: uniform in each input's declared interval, both ends present.
     static func inputs(_ graph: IntegerGraph) -> [TensorValue] {

@@ -100,5 +100,5 @@ public enum SpotCheck {
     }
 
     /// The stage a spot-check demotion is reported in.
-    public static let stage = "runtime"
+    public static let stage = VerdictStage.runtime
 }

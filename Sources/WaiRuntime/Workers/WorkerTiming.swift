@@ -4,7 +4,7 @@
 /// long; the median ranks. Every run's outputs are compared with the reference: a unit
 /// that is fast and wrong is rejected, not ranked.
 enum WorkerTiming {
-    static let stage = "calibration"
+    static let stage = VerdictStage.calibration
     /// Seconds of timed runs per unit: units are timed one after another, so this, times
     /// the number of units, is part of every cold probe.
     static let budget = 0.1
