@@ -56,7 +56,8 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     public var backend: String
     public var device: String
     public var driver: String
-    public var dispatch: String
+    /// How the first frame's graphs were dispatched; nil only until `add` is given a frame.
+    public var dispatch: DispatchKind?
     public var reason: String
     public var rank: Int?
     public var units: [UnitShare]
@@ -86,7 +87,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         frameRate = p.frameRate; fps = p.frameRate.value; intraPeriod = p.intraPeriod
         frameCount = p.frames.count; firstFrame = range.lowerBound; lastFrame = range.upperBound
         self.modelSet = .init(name: modelSet.name, version: modelSet.version, id: modelSet.idHex)
-        unit = ""; backend = ""; device = ""; driver = ""; dispatch = ""; reason = ""; rank = nil
+        unit = ""; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
         units = []
         inputBytes = opened.inputBytes
         self.output = output
@@ -100,7 +101,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         let r = f.report
         if frames.isEmpty {
             unit = r.unit; backend = r.backend; device = r.device; driver = r.driver
-            dispatch = r.dispatch.rawValue; reason = r.reason; rank = r.rank
+            dispatch = r.dispatch; reason = r.reason; rank = r.rank
         }
         if let k = units.firstIndex(where: { $0.backend == r.backend && $0.device == r.device && $0.unit == r.unit }) {
             units[k].frames += 1

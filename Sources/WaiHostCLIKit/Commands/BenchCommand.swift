@@ -72,7 +72,7 @@ enum BenchCommand: Command {
         var unit: String
         var backend: String
         var device: String
-        var dispatch: String
+        var dispatch: DispatchKind
         /// Why the graphs ran where they did: a unit that failed in the warm-up shows here
         /// (the timed runs then say `dispatch_unit_inexact` or `dispatch_unit_failed`).
         var reason: String
@@ -204,7 +204,7 @@ enum BenchCommand: Command {
         let r = runs[0].result.synthesisReport
         let hs = runs[0].result.hyperSynthesisReport
         let reason = hs.reason == r.reason ? r.reason : "h_s: \(hs.reason); g_s: \(r.reason)"
-        return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch.rawValue, reason: reason, runs: runs.count,
+        return Side(unit: r.unit, backend: r.backend, device: r.device, dispatch: r.dispatch, reason: reason, runs: runs.count,
                     median: Stages(entropyMs: median { $0.entropy }, hyperSynthesisMs: median { $0.hyperSynthesis },
                                    synthesisMs: median { $0.synthesis }, totalMs: median { $0.total },
                                    spotCheckCPUMs: checked ? median { $0.spotCheckCPU ?? 0 } : nil,
@@ -227,7 +227,7 @@ enum BenchCommand: Command {
             + "\(r.payloadBytes) bytes (\(CodecOptions.ratio(r.bitsPerPixel)) bpp)"]
         let u = r.unit
         lines.append("unit: \(u.unit) (\(u.backend), \(u.device), \(u.dispatch)); median of \(u.runs) runs")
-        if u.dispatch != "ranked_first" && u.dispatch != "forced" { lines.append("reason: \(u.reason)") }
+        if u.dispatch != .rankedFirst && u.dispatch != .forced { lines.append("reason: \(u.reason)") }
         func row(_ name: String, _ get: (Stages) -> Double) -> String {
             var s = name.padding(16) + CodecOptions.ms(get(u.median)).padding(14)
             if let ref = r.reference, let sp = r.speedup {

@@ -229,7 +229,7 @@ enum VideoDecode {
             "backend:    \(r.backend)",
             "device:     \(r.device)",
             "driver:     \(r.driver)",
-            "dispatch:   \(r.dispatch)\(r.rank.map { " (rank \($0))" } ?? "")",
+            "dispatch:   \(r.dispatch?.rawValue ?? "-")\(r.rank.map { " (rank \($0))" } ?? "")",
             "reason:     \(r.reason)",
         ]
         if r.units.count > 1 {
