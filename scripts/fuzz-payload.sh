@@ -22,7 +22,7 @@ mkdir -p "$out/artifacts" "$out/corpus"
 
 # The layers' files compiled as one module (docs/architecture.md, "Modules").
 core=Sources/WaiCore caps=Sources/WaiCapabilities host=Sources/WaiRuntime
-sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $core/Support/LocalFile.swift
+sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $caps/FieldReader.swift $core/Support/LocalFile.swift
          $(ls $caps/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
          $core/Image/RGB8Image.swift Sources/WaiEntropy/Entropy/*.swift Sources/WaiEntropy/Envelope/*.swift $core/Graph/*.swift $core/Model/*.swift
          $core/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift Sources/WaiOps/*.swift $host/Dispatch/RunReport.swift $host/Dispatch/HostError.swift $host/Qualification/ModelGraphID.swift

@@ -30,7 +30,7 @@ core=Sources/WaiCore caps=Sources/WaiCapabilities host=Sources/WaiRuntime
 y4m_sources=($core/Image/Y4M.swift $core/Image/Y4MError.swift $core/Image/RGB8Image.swift
              Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift)
 # The int_hyper payload harness's sources (scripts/fuzz-payload.sh), the video ones and the Y4M side.
-payload_sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $core/Support/LocalFile.swift
+payload_sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $caps/FieldReader.swift $core/Support/LocalFile.swift
          $(ls $caps/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
          $(ls $caps/VideoIntHyper/*.swift | grep -v VideoDecodeReport)
          $core/Image/RGB8Image.swift $core/Image/Y4M.swift $core/Image/Y4MError.swift $core/Image/YCbCrBT601.swift

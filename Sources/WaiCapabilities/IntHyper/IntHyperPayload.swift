@@ -57,7 +57,7 @@ public struct IntHyperPayload: Equatable, Sendable {
     }
 
     public static func parse(_ bytes: [UInt8]) throws -> IntHyperPayload {
-        var r = PayloadReader(bytes)
+        var r = FieldReader(bytes) { IntHyperPayloadError.truncated(field: $0, offset: $1, needed: $2, available: $3) }
         let m = try r.take(4, "magic")
         guard m.elementsEqual(magic) else {
             throw IntHyperPayloadError.badMagic(found: Array(m))
@@ -106,32 +106,5 @@ public struct IntHyperPayload: Equatable, Sendable {
 
     private func le32(_ out: inout [UInt8], _ v: Int) {
         for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: v >> (8 * i))) }
-    }
-}
-
-/// A bounds-checked little-endian reader that names the field it was reading.
-struct PayloadReader {
-    let bytes: [UInt8]
-    var offset = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func take(_ n: Int, _ field: String) throws -> ArraySlice<UInt8> {
-        guard bytes.count - offset >= n else {
-            throw IntHyperPayloadError.truncated(field: field, offset: offset, needed: n, available: bytes.count - offset)
-        }
-        defer { offset += n }
-        return bytes[offset..<(offset + n)]
-    }
-
-    mutating func u8(_ field: String) throws -> UInt8 { try take(1, field).first ?? 0 }
-
-    mutating func u16(_ field: String) throws -> Int {
-        let b = try take(2, field)
-        return Int(b[b.startIndex]) | Int(b[b.startIndex + 1]) << 8
-    }
-
-    mutating func u32(_ field: String) throws -> Int {
-        let b = try take(4, field)
-        return (0..<4).reduce(0) { $0 | Int(b[b.startIndex + $1]) << (8 * $1) }
     }
 }

@@ -88,7 +88,7 @@ public struct VideoIntHyperPayload: Equatable, Sendable {
     }
 
     public static func parse(_ bytes: [UInt8]) throws -> VideoIntHyperPayload {
-        var r = VideoReader(bytes)
+        var r = FieldReader(bytes) { VideoPayloadError.truncated(field: $0, offset: $1, needed: $2, available: $3) }
         let m = try r.take(4, "magic")
         guard m.elementsEqual(magic) else { throw VideoPayloadError.badMagic(found: Array(m)) }
         let v = try r.u8("version")
@@ -163,29 +163,5 @@ public struct VideoIntHyperPayload: Equatable, Sendable {
 
     private static func le(_ out: inout [UInt8], _ v: Int, _ n: Int) {
         for i in 0..<n { out.append(UInt8(truncatingIfNeeded: v >> (8 * i))) }
-    }
-}
-
-/// A bounds-checked little-endian reader naming the field it reads.
-struct VideoReader {
-    let bytes: [UInt8]
-    var offset = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func take(_ n: Int, _ field: String) throws -> ArraySlice<UInt8> {
-        guard bytes.count - offset >= n else {
-            throw VideoPayloadError.truncated(field: field, offset: offset, needed: n, available: bytes.count - offset)
-        }
-        defer { offset += n }
-        return bytes[offset..<(offset + n)]
-    }
-
-    mutating func u8(_ field: String) throws -> UInt8 { try take(1, field).first ?? 0 }
-
-    /// `n` ≤ 8 bytes; an 8-byte value above Int.max saturates (and then fails every range check).
-    mutating func uint(_ field: String, _ n: Int) throws -> Int {
-        let b = try take(n, field)
-        let v = b.reversed().reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
-        return v > UInt64(Int.max) ? Int.max : Int(v)
     }
 }
