@@ -3,8 +3,8 @@
 # (docs/entropy-coding.md §8) with libFuzzer, one target after the other on one core.
 # Usage: scripts/fuzz-entropy.sh [SECONDS_PER_TARGET] [TARGET...]
 # (targets: envelope, rans, lanes; default all three, 60 s each). Prints the executions of each run.
-# Harnesses: Tests/Fuzz/envelope/*Fuzz.swift, compiled into one module with the sources they
-# test (swiftc -sanitize=fuzzer,address -parse-as-library). A crash leaves its input in
+# Harnesses: Tests/Fuzz/envelope/*Fuzz.swift, linked against the instrumented library layers
+# (scripts/fuzz-lib.sh). A crash leaves its input in
 # .build/fuzz-entropy/artifacts/ and makes this script fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,14 +18,11 @@ targets=("$@")
 out=.build/fuzz-entropy
 mkdir -p "$out/artifacts"
 
-entropy="Sources/WaiEntropy/Entropy/*.swift Sources/WaiCore/Support/Parallel.swift Sources/WaiSupport/*.swift"
-
 sources_for() {
   case "$1" in
-    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Tests/Fuzz/Shared/Resealed.swift Sources/WaiEntropy/Envelope/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift ;;
-    # The entropy sources run lanes on the parallel helper (Sources/WaiCore/Support/Parallel.swift).
-    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift Tests/Fuzz/envelope/FuzzTables.swift $entropy ;;
-    lanes)    echo Tests/Fuzz/envelope/LaneFuzz.swift Tests/Fuzz/envelope/FuzzTables.swift $entropy ;;
+    envelope) echo Tests/Fuzz/envelope/EnvelopeFuzz.swift Tests/Fuzz/Shared/Resealed.swift ;;
+    rans)     echo Tests/Fuzz/envelope/RansFuzz.swift Tests/Fuzz/envelope/FuzzTables.swift ;;
+    lanes)    echo Tests/Fuzz/envelope/LaneFuzz.swift Tests/Fuzz/envelope/FuzzTables.swift ;;
     *) echo "unknown fuzz target '$1' (envelope, rans, lanes)" >&2; return 1 ;;
   esac
 }
@@ -43,15 +40,14 @@ seed() {
   esac | xxd -r -p > "$corpus/seed"
 }
 
+. scripts/fuzz-lib.sh
+fuzz_build_layers
+
 status=0
 for target in "${targets[@]}"; do
   binary="$out/$target-fuzz"
   # shellcheck disable=SC2046
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-       -I Sources/COpenSSL $(sources_for "$target") Tests/Fuzz/Shared/FuzzInput.swift -lcrypto -o "$binary" >"$out/$target-build.log" 2>&1; then
-    cat "$out/$target-build.log" >&2
-    exit 1
-  fi
+  fuzz_link harness "$binary" $(sources_for "$target") Tests/Fuzz/Shared/FuzzInput.swift
   seed "$target"
   log="$out/$target.log"
   if "$binary" "$out/corpus-$target" -max_total_time="$seconds" \

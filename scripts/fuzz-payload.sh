@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the wai.neural.int_hyper payload decoder (docs/capabilities/int_hyper.md §4–§5) with
 # libFuzzer on one core. Usage: scripts/fuzz-payload.sh [SECONDS] (default 60).
-# Builds Tests/Fuzz/payload/PayloadFuzz.swift into one module with the sources it tests
-# (swiftc -sanitize=fuzzer,address -parse-as-library), seeds the corpus with valid payloads
+# Builds Tests/Fuzz/payload/PayloadFuzz.swift against the instrumented library layers
+# (scripts/fuzz-lib.sh), seeds the corpus with valid payloads
 # of both payload versions (version 2's lane streams with 1, 2, 5 and 32 lanes) written by
 # Tests/Fuzz/payload/CorpusGenerator.swift, runs and prints the number of
 # executions. A crash leaves its input in .build/fuzz-payload/artifacts/ and makes this
@@ -20,27 +20,11 @@ fi
 out=.build/fuzz-payload
 mkdir -p "$out/artifacts" "$out/corpus"
 
-# The layers' files compiled as one module (docs/architecture.md, "Modules").
-core=Sources/WaiCore caps=Sources/WaiCapabilities host=Sources/WaiRuntime
-sources=($caps/GraphRunner.swift $caps/CapabilityRegistry.swift $caps/FieldReader.swift $core/Support/LocalFile.swift
-         $(ls $caps/IntHyper/*.swift | grep -v -e IntHyperProbeVector -e IntHyperDecodeReport -e ShippedModelSets)
-         $core/Image/RGB8Image.swift Sources/WaiEntropy/Entropy/*.swift Sources/WaiEntropy/Envelope/*.swift $core/Graph/*.swift $core/Model/*.swift
-         $core/Reference/*.swift Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift Sources/WaiOps/*.swift $host/Dispatch/RunReport.swift $host/Dispatch/HostError.swift $host/Qualification/ModelGraphID.swift
-         $core/Support/SplitMix64.swift $core/Support/Parallel.swift Tests/Fuzz/payload/PayloadFixture.swift)
-
-if ! swiftc -O -parse-as-library -module-name WaiHost -package-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
-     Tests/Fuzz/payload/CorpusGenerator.swift -lcrypto -o "$out/payload-corpus" >"$out/generator-build.log" 2>&1; then
-  cat "$out/generator-build.log" >&2
-  exit 1
-fi
-"$out/payload-corpus" "$out/corpus" >/dev/null
-
-if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/payload/PayloadFuzz.swift Tests/Fuzz/Shared/FuzzInput.swift -lcrypto \
-     -o "$out/payload-fuzz" >"$out/fuzz-build.log" 2>&1; then
-  cat "$out/fuzz-build.log" >&2
-  exit 1
-fi
+. scripts/fuzz-lib.sh
+fuzz_build_layers
+fuzz_link generator "$out/payload-corpus" Tests/Fuzz/payload/CorpusGenerator.swift Tests/Fuzz/payload/PayloadFixture.swift
+ASAN_OPTIONS=detect_leaks=0 "$out/payload-corpus" "$out/corpus" >/dev/null
+fuzz_link harness "$out/payload-fuzz" Tests/Fuzz/payload/PayloadFuzz.swift Tests/Fuzz/payload/PayloadFixture.swift Tests/Fuzz/Shared/FuzzInput.swift
 
 log="$out/payload.log"
 # -detect_leaks=0: the model set the harness keeps for the whole run holds arrays inside

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the .whm model decoder (docs/model-container.md), certificate verifier included,
 # with libFuzzer on one core. Usage: scripts/fuzz.sh SECONDS
-# Builds Tests/Fuzz/model/ModelFuzz.swift and Tests/Fuzz/Shared into one module with the sources it tests
-# (swiftc -sanitize=fuzzer,address -parse-as-library), seeds the corpus with the valid
+# Builds Tests/Fuzz/model/ModelFuzz.swift and Tests/Fuzz/Shared against the instrumented library
+# layers (scripts/fuzz-lib.sh), seeds the corpus with the valid
 # models Tests/Fuzz/model/CorpusGenerator.swift writes, runs for SECONDS and prints the
 # number of executions. A crash leaves its input in .build/fuzz-model/artifacts/ and makes
 # this script fail; reproduce with: .build/fuzz-model/model-fuzz ARTIFACT
@@ -19,23 +19,11 @@ seconds="$1"
 out=.build/fuzz-model
 mkdir -p "$out/artifacts" "$out/corpus"
 
-# The sources decode needs, plus the reference interpreter the harness runs accepted graphs on.
-sources=(Sources/WaiCore/Graph/*.swift Sources/WaiCore/Model/*.swift Sources/WaiCore/Reference/*.swift
-         Sources/WaiCrypto/SHA256.swift Sources/WaiCrypto/SHA256Hasher.swift Sources/WaiSupport/*.swift Sources/WaiOps/*.swift)
-
-if ! swiftc -O -module-name WaiHost -package-name WaiHost -I Sources/COpenSSL "${sources[@]}" \
-     Tests/Fuzz/model/CorpusGenerator.swift -lcrypto -o "$out/corpus-generator" >"$out/generator-build.log" 2>&1; then
-  cat "$out/generator-build.log" >&2
-  exit 1
-fi
+. scripts/fuzz-lib.sh
+fuzz_build_layers
+fuzz_link generator "$out/corpus-generator" Tests/Fuzz/model/CorpusGenerator.swift
 "$out/corpus-generator" "$out/corpus"
-
-if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WaiHost -package-name WaiHost -use-ld=lld \
-     -I Sources/COpenSSL "${sources[@]}" Tests/Fuzz/model/ModelFuzz.swift Tests/Fuzz/Shared/*.swift -lcrypto \
-     -o "$out/model-fuzz" >"$out/fuzz-build.log" 2>&1; then
-  cat "$out/fuzz-build.log" >&2
-  exit 1
-fi
+fuzz_link harness "$out/model-fuzz" Tests/Fuzz/model/ModelFuzz.swift Tests/Fuzz/Shared/*.swift
 
 log="$out/model.log"
 # Swift's own backtracer would run on every crash libFuzzer already reports; skip it.

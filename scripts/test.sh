@@ -97,4 +97,21 @@ for case in tree deb; do
   expected+=("$results/install-$case.xml")
 done
 
+# The libFuzzer harnesses (Tests/Fuzz), each script one case: the instrumented layers built
+# once (scripts/fuzz-lib.sh), every harness linked against them and run a few seconds from
+# its seed corpus. This keeps the harnesses building as the library changes; long fuzzing
+# runs are the scripts' own (e.g. scripts/fuzz-payload.sh 600).
+for fuzz in fuzz fuzz-entropy fuzz-payload fuzz-video; do
+  echo "== fuzz smoke: scripts/$fuzz.sh" >&2
+  if scripts/$fuzz.sh "${WAIHOST_FUZZ_SECONDS:-5}" > "$results/$fuzz.log" 2>&1; then
+    cat "$results/$fuzz.log" >&2
+    printf '<testsuite><testcase classname="Fuzz" name="%s"/></testsuite>\n' "$fuzz" > "$results/$fuzz.xml"
+  else
+    tail -n 40 "$results/$fuzz.log" >&2
+    printf '<testsuite><testcase classname="Fuzz" name="%s"><failure message="see .build/test-results/%s.log"/></testcase></testsuite>\n' \
+      "$fuzz" "$fuzz" > "$results/$fuzz.xml"
+  fi
+  expected+=("$results/$fuzz.xml")
+done
+
 python3 scripts/test-summary.py "${expected[@]}"

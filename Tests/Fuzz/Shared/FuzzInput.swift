@@ -1,6 +1,15 @@
-// The part every libFuzzer harness under Tests/Fuzz shares (compiled into each by the
+// The part every libFuzzer harness under Tests/Fuzz shares (linked into each by the
 // scripts/fuzz*.sh that build them): the input as bytes, and a reader for harnesses that
 // decode their case from the input.
+
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 
 /// libFuzzer's input as bytes (it may pass a null pointer for the empty input).
 func fuzzBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {

@@ -7,6 +7,15 @@
 // Each input is also tried resealed (Tests/Fuzz/Shared/Resealed.swift), to reach the
 // accepting path.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func envelopeFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = fuzzBytes(data, size)

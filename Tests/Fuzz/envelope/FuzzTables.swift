@@ -1,6 +1,15 @@
 // Shared by the rANS and lane-stream harnesses (scripts/fuzz-entropy.sh, targets rans and
 // lanes): the frequency tables a case is decoded with, read from the input.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 extension FuzzInput {
     /// Byte 0: the number of tables T (1…4); per table 4 bytes (precision, symbol count,
     /// escape, offset) and frequency bytes. Every table built is valid (each symbol gets at

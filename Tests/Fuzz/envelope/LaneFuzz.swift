@@ -11,6 +11,15 @@
 // with the version-1 decoder run on each lane on its own (same values when it accepts, a
 // refusal of some lane when it refuses); an accepted stream re-encodes to itself.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func laneFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(fuzzBytes(data, size))

@@ -12,6 +12,15 @@
 // decoder accepts a stream (finish() succeeds), re-encoding the decoded values with the
 // same tables reproduces the stream byte for byte (every accepted stream is canonical, §3).
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func ransFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(fuzzBytes(data, size))

@@ -2,6 +2,15 @@
 // storage widths, several inputs and outputs, and intervals at the limits the verifier
 // checks. Usage: corpus-generator DIRECTORY. Built and run by scripts/fuzz.sh.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 #if canImport(Glibc)
 import Glibc
 #endif

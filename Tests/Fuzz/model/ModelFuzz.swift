@@ -16,6 +16,15 @@
 // then accept it, and property 2 must hold. This fuzzes the interval rules of §5 against the
 // interpreter's int32 checks on arbitrary parameters.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func modelFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)

@@ -3,6 +3,15 @@
 // payloads re-coded with other lane counts (1, 5, 32: fewer values than lanes, too), so the
 // fuzzer starts from every lane layout. Usage: payload-corpus DIRECTORY.
 // Built and run by scripts/fuzz-payload.sh.
+
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 #if canImport(Glibc)
 import Glibc
 #endif

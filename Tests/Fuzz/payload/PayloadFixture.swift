@@ -3,6 +3,15 @@
 // runner on the reference interpreter that refuses pictures too large to decode at fuzzing
 // speed, and the refusals every payload harness takes as a correct outcome.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 enum PayloadFixture {
     static let seed: UInt64 = 0x4655_5A5A   // "FUZZ"
     /// N = M = 4: the smallest model set, so each accepted payload decodes in microseconds.

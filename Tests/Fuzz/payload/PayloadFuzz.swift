@@ -11,6 +11,15 @@
 //  - an accepted payload re-serialises to exactly its bytes, its picture has the header's
 //    size, and every decoded z and y value lies in the graphs' input contracts.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 // The fixture (made in LLVMFuzzerInitialize) and the shared refusals: PayloadFixture.swift.
 
 @_cdecl("LLVMFuzzerTestOneInput")

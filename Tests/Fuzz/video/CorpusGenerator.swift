@@ -1,6 +1,15 @@
 // Writes the seed corpora for scripts/fuzz-video.sh: Y4M streams (4:2:0 and 4:4:4, odd
 // sizes) into DIR/y4m and wai.video.int_hyper payloads of the fuzz fixture's model set
 // (bare and enveloped) into DIR/payload. Usage: video-corpus DIR.
+
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
 #if canImport(Glibc)
 import Glibc
 #endif

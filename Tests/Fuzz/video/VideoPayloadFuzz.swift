@@ -10,6 +10,15 @@
 //  - an accepted payload re-serialises to exactly its bytes, and every delivered frame has
 //    the header's size and planes of the chroma's size.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func videoFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = fuzzBytes(data, size)

@@ -5,6 +5,15 @@
 //  - every refusal is a Y4MError whose offset lies inside the input;
 //  - an accepted stream rewritten by the writer parses back to the same header and planes.
 
+// The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
+@testable import WaiSupport
+@testable import WaiCrypto
+@testable import WaiOps
+@testable import WaiCore
+@testable import WaiEntropy
+@testable import WaiRuntime
+@testable import WaiCapabilities
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func y4mFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = fuzzBytes(data, size)
