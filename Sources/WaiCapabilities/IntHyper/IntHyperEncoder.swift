@@ -42,10 +42,12 @@ public struct IntHyperEncoder {
             throw ModelSetError(file: "g_a.whm/h_a.whm", problem: "the graphs map a \(image.width)×\(image.height) picture to "
                 + "y \(ga.outputExtent) and z \(ha.outputExtent), not \(plan.yShape.height)×\(plan.yShape.width) and \(plan.zShape.height)×\(plan.zShape.width)")
         }
-        let y = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a", model: ModelGraphID(set, graph: "g_a")) { w in
+        let analysed = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a", model: ModelGraphID(set, graph: "g_a")) { w in
             Self.paddedPlanes(image, window: w)
         }
-        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a", model: ModelGraphID(set, graph: "h_a")) { y.window($0) }
+        // h_a reads g_a's output at its own resolution (§6): rounding y first would bias z and so every scale
+        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a", model: ModelGraphID(set, graph: "h_a")) { analysed.window($0) }
+        let y = Self.codedLatent(analysed, shift: analysis.latentShift)
         let (scales, hs) = try IntHyperDecoder.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape,
                                                             tables: set.entropy.yTables.count, model: ModelGraphID(set, graph: "h_s"), runner: runner, budget: budget)
 
@@ -57,6 +59,22 @@ public struct IntHyperEncoder {
                                       zStream: Self.stream(z.values, version: version, table: zTable),
                                       yStream: Self.stream(y.values, version: version, table: yTable))
         return Result(payload: payload, y: y, z: z, hyperSynthesisReport: hs.report)
+    }
+
+    /// The coded y from g_a's output at 2^k steps per unit (§2.1 `analysis_shift`): the
+    /// rounding shift (v + 2^(k−1)) >> k, halves away from −∞; k = 0 is g_a's output itself.
+    static func codedLatent(_ analysed: TensorValue, shift k: Int) -> TensorValue {
+        guard k > 0 else { return analysed }
+        // in 64 bits: v + 2^(k−1) may pass Int32.max; the result is inside g_s's contract (§2.3 check)
+        let half = Int64(1) << (k - 1)
+        return TensorValue(shape: analysed.shape, values: analysed.values.map { Int32(truncatingIfNeeded: (Int64($0) + half) >> Int64(k)) })
+    }
+
+    /// The coded y's interval for g_a's certified output interval (the check of §2.3).
+    static func codedLatentInterval(_ i: Interval, shift k: Int) -> Interval {
+        guard k > 0 else { return i }
+        let half = Int64(1) << (k - 1)
+        return Interval(lo: (i.lo + half) >> Int64(k), hi: (i.hi + half) >> Int64(k))
     }
 
     /// A graph's whole output, assembled from its tiles.
