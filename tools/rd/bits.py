@@ -12,7 +12,8 @@ given), and the y excess split into its causes, each step changing one thing:
   integer y        the integer g_a's symbols instead of round(y)
   payload          the host's y stream (rANS, lane tables, flushed states) against that cost
 
-Usage: bits.py [--sets samples/models] [--waihost .build/release/waihost] [--json OUT]
+Usage: bits.py --calibration CAL.png… [--sets samples/models] [--only q1,q2] [--waihost
+.build/release/waihost] [--analysis-shift K] [--json OUT]
 (run from the repository root with the tools venv; tools/convert on PYTHONPATH)."""
 import argparse
 import json
@@ -153,7 +154,13 @@ def main():
     ap.add_argument("--waihost")
     ap.add_argument("--json")
     ap.add_argument("--long-side", type=int, default=768)
+    ap.add_argument("--analysis-shift", type=int, default=None,
+                    help="convert with this analysis_shift instead of the converter's (0: h_a on the rounded y, as "
+                         "before it existed); the payload column is then left out")
     args = ap.parse_args()
+    if args.analysis_shift is not None and args.analysis_shift != convert.ANALYSIS_SHIFT:
+        convert.ANALYSIS_SHIFT = args.analysis_shift
+        args.waihost = None
     torch.set_num_threads(1)
     sets = sorted(p for p in Path(args.sets).iterdir() if (p / "convert.json").is_file())
     if args.only:

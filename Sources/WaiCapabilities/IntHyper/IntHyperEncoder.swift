@@ -22,6 +22,13 @@ public struct IntHyperEncoder {
     /// (§3.1), as for decoding.
     public func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget = .standard,
                        version: IntHyperPayload.Version = IntHyperPayload.defaultVersion) throws -> Result {
+        try encode(image, runner: runner, budget: budget, version: version, lanes: nil)
+    }
+
+    /// `lanes` (1…32) replaces the host's lane rule in version 2, for tests that need a
+    /// payload of several lanes from a small picture (any lane count is valid, §4.1).
+    func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget, version: IntHyperPayload.Version,
+                lanes: Int?) throws -> Result {
         let set = modelSet
         guard let analysis = set.analysis else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
@@ -56,8 +63,8 @@ public struct IntHyperEncoder {
         let yTable = { (i: Int) in set.entropy.yTables[Int(scales[i])] }
         let payload = IntHyperPayload(version: version, width: image.width, height: image.height, modelSetID: set.id,
                                       zCount: z.values.count, yCount: y.values.count,
-                                      zStream: Self.stream(z.values, version: version, table: zTable),
-                                      yStream: Self.stream(y.values, version: version, table: yTable))
+                                      zStream: Self.stream(z.values, version: version, lanes: lanes, table: zTable),
+                                      yStream: Self.stream(y.values, version: version, lanes: lanes, table: yTable))
         return Result(payload: payload, y: y, z: z, hyperSynthesisReport: hs.report)
     }
 
@@ -98,18 +105,19 @@ public struct IntHyperEncoder {
     }
 
     /// The values in order, value i with `table(i)`: one rANS stream (version 1) or a lane
-    /// stream with the lane count of docs/entropy-coding.md §8.3 (version 2).
-    static func stream(_ values: [Int32], version: IntHyperPayload.Version, table: (Int) -> FrequencyTable) -> [UInt8] {
-        switch version {
-        case .v1:
-            var e = RansEncoder()
-            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
-            return e.finish()
-        case .v2:
-            var e = RansLaneEncoder(forValueCount: values.count)
-            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
-            return e.finish()
-        }
+    /// stream with the lane count of docs/entropy-coding.md §8.3 (version 2), which needs the
+    /// single stream's length first.
+    static func stream(_ values: [Int32], version: IntHyperPayload.Version, lanes: Int? = nil,
+                       table: (Int) -> FrequencyTable) -> [UInt8] {
+        var single = RansEncoder()
+        for (i, v) in values.enumerated() { single.encode(v, table: table(i)) }
+        let one = single.finish()
+        guard version == .v2 else { return one }
+        // laneCount(…) is in 1…32, which RansLaneEncoder(laneCount:) always takes
+        var e = RansLaneEncoder(laneCount: lanes ?? RansLanes.laneCount(forValueCount: values.count, singleStreamBytes: one.count))
+            ?? RansLaneEncoder(forValueCount: values.count)
+        for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
+        return e.finish()
     }
 
     /// Window `w` of the picture extended to a multiple of 16 (§3) as 3 planes (CHW): the

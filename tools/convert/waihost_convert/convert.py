@@ -27,7 +27,10 @@ SQ_SHIFT = 6          # inverse GDN's square_shift
 # g_a writes y at 2^-ANALYSIS_SHIFT steps and h_a reads it so (int_hyper.md §2.1 analysis_shift);
 # the host codes y = round(that / 2^k). CompressAI's h_a sees the unrounded y: on |round(y)| instead
 # z shrinks (|y| < ½ becomes 0), h_s's σ drop one to two scale-table steps and y costs 10–15 % more.
-ANALYSIS_SHIFT = 4
+# 8, not 4: y is rounded twice (to 2^-k by g_a, to 1 by the host), and at 2^-4 that moved 0.6 % of
+# the y symbols across a half (+2 % bits, most of them 0 → ±1 where σ is small); at 2^-8 0.08 %,
+# as many as g_a's own error gives. ±63·2^8 stays 16-bit.
+ANALYSIS_SHIFT = 8
 R_SCALE = 32767 * 8   # forward GDN: 1/√n table holds R_SCALE/√i (i ≥ 64 unclamped)
 
 
