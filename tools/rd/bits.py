@@ -36,6 +36,15 @@ from rd_report import eval_images  # noqa: E402
 from waihost_convert import checkpoint, convert, evaluate, simulate, tables  # noqa: E402
 
 
+COLUMNS = ("Bits per picture. z: the float model's own likelihood; the float symbols with entropy.json's z tables; "
+           "the integer h_a's z with them. y: the float likelihood of round(y) at the float σ; at the scale-table σ "
+           "CompressAI's build_indexes picks; at the table σ the integer h_s picks from the integer z; the same with "
+           "entropy.json's integer tables (escapes: what the values outside a table's direct range cost, in it); the "
+           "integer g_a's y with them. Payload: the host's z and y streams and the whole bare payload (58-byte header "
+           "and lane tables included). CompressAI: the lengths of compress()'s strings (the picture padded to 64, so "
+           "a few more latents). Sums in % of the float likelihood (z columns of z's, y columns of y's).")
+
+
 def table_costs(entropy_tables):
     """Per table: (offset, escape, −log2 p of each symbol)."""
     out = []
@@ -150,7 +159,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sets", default=str(REPO / "samples" / "models"))
     ap.add_argument("--only", default=None, help="comma-separated set names (default: every set)")
-    ap.add_argument("--calibration", nargs="+", required=True, help="the calibration pictures the sets were made with")
+    ap.add_argument("--calibration", nargs="+", help="the calibration pictures the sets were made with")
+    ap.add_argument("--from-json", help="render a table measured before (--json) instead of measuring")
+    ap.add_argument("--md", help="write the table as markdown here (else stdout)")
+    ap.add_argument("--title", default="Where the bits go", help="the markdown section's title")
     ap.add_argument("--waihost")
     ap.add_argument("--json")
     ap.add_argument("--long-side", type=int, default=768)
@@ -158,6 +170,10 @@ def main():
                     help="convert with this analysis_shift instead of the converter's (0: h_a on the rounded y, as "
                          "before it existed); the payload column is then left out")
     args = ap.parse_args()
+    if args.from_json:
+        return emit(args, json.loads(Path(args.from_json).read_text()))
+    if not args.calibration:
+        ap.error("--calibration is needed to measure")
     if args.analysis_shift is not None and args.analysis_shift != convert.ANALYSIS_SHIFT:
         convert.ANALYSIS_SHIFT = args.analysis_shift
         args.waihost = None
@@ -184,34 +200,48 @@ def main():
                                             for k, v in r.items()}), file=sys.stderr, flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
-    report(out)
+    emit(args, out)
+
+
+def emit(args, out):
+    text = "\n".join([f"## {args.title}", "", COLUMNS, ""] + report(out)) + "\n"
+    if args.md:
+        Path(args.md).write_text(text)
+    else:
+        print(text)
+
 
 
 def report(out):
-    cols = [("z float", "z_float"), ("z int tables", "z_float_symbols_int_tables"), ("z integer", "z_int"),
-            ("y float", "y_float"), ("σ→table", "y_sigma_table"), ("int index", "y_int_index"),
-            ("int tables", None), ("of which escapes", "y_tables_escape"), ("int y", None)]
-    print("| set | image | " + " | ".join(c for c, _ in cols) + " | payload z / y / total | CompressAI z / y |")
-    print("|---|---|" + "---|" * (len(cols) + 2))
+    """One row per picture and a sum row per set: the columns of COLUMNS."""
+    heads = ["z float", "z int tables", "z integer", "y float", "σ→table", "int index", "int tables",
+             "of which escapes", "int y"]
+    lines = ["| set | image | " + " | ".join(heads) + " | payload z / y / total | CompressAI z / y |",
+             "|---|---|" + "---|" * (len(heads) + 2)]
     for s, rows in out.items():
-        tot = {}
+        tot = np.zeros(len(heads))
+        pay = np.zeros(3)
+        cai = np.zeros(2)
         for name, r in rows.items():
-            vals = []
-            for _, k in cols:
-                v = {None: None}.get(k, r.get(k))
-                vals.append(v)
-            vals[6] = r["y_tables_direct"] + r["y_tables_escape"]
-            vals[8] = r["y_int_direct"] + r["y_int_escape"]
-            for i, v in enumerate(vals):
-                tot[i] = tot.get(i, 0) + v
+            vals = np.array([r["z_float"], r["z_float_symbols_int_tables"], r["z_int"], r["y_float"], r["y_sigma_table"],
+                             r["y_int_index"], r["y_tables_direct"] + r["y_tables_escape"], r["y_tables_escape"],
+                             r["y_int_direct"] + r["y_int_escape"]])
+            tot += vals
+            cai += [r["compressai_z_string"], r["compressai_y_string"]]
             p = r.get("payload")
+            if p:
+                pay += [p["z_bits"], p["y_bits"], 8 * p["bytes"]]
             ptxt = f"{p['z_bits']} / {p['y_bits']} / {8 * p['bytes']}" if p else "–"
-            print(f"| {s} | {name} | " + " | ".join(f"{v:.0f}" for v in vals) + f" | {ptxt} | "
-                  f"{r['compressai_z_string']} / {r['compressai_y_string']} |")
-        base_y, base_z = tot[3], tot[0]
-        print(f"| {s} | **sum, % of float** | " + " | ".join(
-            f"{100 * (tot[i] / (base_z if i < 3 else base_y) - 1):+.1f} %" if i not in (7,) else f"{tot[i]:.0f}"
-            for i in range(len(cols))) + " | | |")
+            lines.append(f"| {s} | {name} | " + " | ".join(f"{v:.0f}" for v in vals) + f" | {ptxt} | "
+                         f"{r['compressai_z_string']} / {r['compressai_y_string']} |")
+        fz, fy = tot[0], tot[3]
+        pct = lambda a, b: f"{100 * (a / b - 1):+.1f} %"
+        cells = [pct(tot[i], fz if i < 3 else fy) for i in range(len(heads))]
+        cells[7] = f"{100 * tot[7] / fy:.1f} % of y"
+        ptxt = f"{pct(pay[0], fz)} / {pct(pay[1], fy)} / {pct(pay[2], fz + fy)}" if pay[2] else "–"
+        lines.append(f"| {s} | **sum vs float** | " + " | ".join(cells) + f" | {ptxt} | "
+                     f"{pct(cai[0], fz)} / {pct(cai[1], fy)} |")
+    return lines
 
 
 if __name__ == "__main__":
