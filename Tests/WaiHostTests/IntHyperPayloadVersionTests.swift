@@ -29,8 +29,13 @@ final class IntHyperPayloadVersionTests: XCTestCase {
             XCTAssertEqual(d1.image.pixels, d2.image.pixels, "\(w)×\(h)")
             XCTAssertEqual(try IntHyperPayload.parse(v2.bytes).serialized(), v2.bytes)
             // The lane counts of docs/entropy-coding.md §8.3.
-            XCTAssertEqual(Int(d2.payload.yStream[0]), RansLanes.defaultLaneCount(forValueCount: d2.payload.yCount))
-            XCTAssertEqual(Int(d2.payload.zStream[0]), RansLanes.defaultLaneCount(forValueCount: d2.payload.zCount))
+            XCTAssertEqual(Int(d2.payload.yStream[0]), RansLanes.laneCount(forValueCount: d2.payload.yCount,
+                                                                           singleStreamBytes: d1.payload.yStream.count))
+            XCTAssertEqual(Int(d2.payload.zStream[0]), RansLanes.laneCount(forValueCount: d2.payload.zCount,
+                                                                           singleStreamBytes: d1.payload.zStream.count))
+            if d2.payload.yStream[0] == 1 {  // one lane: the version-1 stream behind a 5-byte lane table
+                XCTAssertEqual(Array(d2.payload.yStream.dropFirst(5)), d1.payload.yStream)
+            }
         }
     }
 
@@ -58,8 +63,9 @@ final class IntHyperPayloadVersionTests: XCTestCase {
     func testTruncatedVersion2StreamsAreRefused() throws {
         let set = try IntHyperTestSupport.small()
         let reference = HostGraphRunner.reference()
-        let bare = try IntHyperCodec.encode(try SamplePicture.make(width: 256, height: 176), modelSet: set, runner: reference,
-                                            envelope: false).bytes
+        // four lanes: the host's rule gives this small a picture one (docs/entropy-coding.md §8.3)
+        let bare = try IntHyperEncoder(modelSet: set).encode(try SamplePicture.make(width: 256, height: 176), runner: reference,
+                                                             budget: .standard, version: .v2, lanes: 4).bytes
         for n in stride(from: 4, to: bare.count, by: 7) {
             XCTAssertThrowsError(try IntHyperPayload.parse(Array(bare.prefix(n))), "prefix \(n)") { e in
                 guard case .truncated? = e as? IntHyperPayloadError else { return XCTFail("prefix \(n): \(e)") }

@@ -80,6 +80,15 @@ final class RansLaneTests: XCTestCase {
         XCTAssertEqual(RansLaneEncoder(forValueCount: 5000).laneCount, 4)
     }
 
+    /// §8.3: the int_hyper encoder also keeps 4096 bytes of the single stream a lane.
+    func testLaneCountFromTheSingleStreamsLength() {
+        XCTAssertEqual(RansLanes.laneCount(forValueCount: 92_160, singleStreamBytes: 5_300), 1)
+        XCTAssertEqual(RansLanes.laneCount(forValueCount: 92_160, singleStreamBytes: 8_192), 2)
+        XCTAssertEqual(RansLanes.laneCount(forValueCount: 92_160, singleStreamBytes: 1 << 20), 32)
+        XCTAssertEqual(RansLanes.laneCount(forValueCount: 3_000, singleStreamBytes: 1 << 20), 2, "and 1024 values a lane")
+        XCTAssertEqual(RansLanes.laneCount(forValueCount: 0, singleStreamBytes: 4), 1)
+    }
+
     // MARK: - Refusals (§8.5)
 
     func testLaneTableErrors() throws {

@@ -22,6 +22,13 @@ public struct IntHyperEncoder {
     /// (§3.1), as for decoding.
     public func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget = .standard,
                        version: IntHyperPayload.Version = IntHyperPayload.defaultVersion) throws -> Result {
+        try encode(image, runner: runner, budget: budget, version: version, lanes: nil)
+    }
+
+    /// `lanes` (1…32) replaces the host's lane rule in version 2, for tests that need a
+    /// payload of several lanes from a small picture (any lane count is valid, §4.1).
+    func encode(_ image: RGB8Image, runner: GraphRunner, budget: TileBudget, version: IntHyperPayload.Version,
+                lanes: Int?) throws -> Result {
         let set = modelSet
         guard let analysis = set.analysis else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
@@ -42,10 +49,12 @@ public struct IntHyperEncoder {
             throw ModelSetError(file: "g_a.whm/h_a.whm", problem: "the graphs map a \(image.width)×\(image.height) picture to "
                 + "y \(ga.outputExtent) and z \(ha.outputExtent), not \(plan.yShape.height)×\(plan.yShape.width) and \(plan.zShape.height)×\(plan.zShape.width)")
         }
-        let y = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a", model: ModelGraphID(set, graph: "g_a")) { w in
+        let analysed = try Self.whole(ga, shape: plan.yShape, runner: runner, budget: budget, name: "g_a", model: ModelGraphID(set, graph: "g_a")) { w in
             Self.paddedPlanes(image, window: w)
         }
-        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a", model: ModelGraphID(set, graph: "h_a")) { y.window($0) }
+        // h_a reads g_a's output at its own resolution (§6): rounding y first would bias z and so every scale
+        let z = try Self.whole(ha, shape: plan.zShape, runner: runner, budget: budget, name: "h_a", model: ModelGraphID(set, graph: "h_a")) { analysed.window($0) }
+        let y = Self.codedLatent(analysed, shift: analysis.latentShift)
         let (scales, hs) = try IntHyperDecoder.scaleIndices(plan.hyperSynthesis, z: z, yShape: plan.yShape,
                                                             tables: set.entropy.yTables.count, model: ModelGraphID(set, graph: "h_s"), runner: runner, budget: budget)
 
@@ -54,9 +63,25 @@ public struct IntHyperEncoder {
         let yTable = { (i: Int) in set.entropy.yTables[Int(scales[i])] }
         let payload = IntHyperPayload(version: version, width: image.width, height: image.height, modelSetID: set.id,
                                       zCount: z.values.count, yCount: y.values.count,
-                                      zStream: Self.stream(z.values, version: version, table: zTable),
-                                      yStream: Self.stream(y.values, version: version, table: yTable))
+                                      zStream: Self.stream(z.values, version: version, lanes: lanes, table: zTable),
+                                      yStream: Self.stream(y.values, version: version, lanes: lanes, table: yTable))
         return Result(payload: payload, y: y, z: z, hyperSynthesisReport: hs.report)
+    }
+
+    /// The coded y from g_a's output at 2^k steps per unit (§2.1 `analysis_shift`): the
+    /// rounding shift (v + 2^(k−1)) >> k, halves away from −∞; k = 0 is g_a's output itself.
+    static func codedLatent(_ analysed: TensorValue, shift k: Int) -> TensorValue {
+        guard k > 0 else { return analysed }
+        // in 64 bits: v + 2^(k−1) may pass Int32.max; the result is inside g_s's contract (§2.3 check)
+        let half = Int64(1) << (k - 1)
+        return TensorValue(shape: analysed.shape, values: analysed.values.map { Int32(truncatingIfNeeded: (Int64($0) + half) >> Int64(k)) })
+    }
+
+    /// The coded y's interval for g_a's certified output interval (the check of §2.3).
+    static func codedLatentInterval(_ i: Interval, shift k: Int) -> Interval {
+        guard k > 0 else { return i }
+        let half = Int64(1) << (k - 1)
+        return Interval(lo: (i.lo + half) >> Int64(k), hi: (i.hi + half) >> Int64(k))
     }
 
     /// A graph's whole output, assembled from its tiles.
@@ -80,18 +105,19 @@ public struct IntHyperEncoder {
     }
 
     /// The values in order, value i with `table(i)`: one rANS stream (version 1) or a lane
-    /// stream with the lane count of docs/entropy-coding.md §8.3 (version 2).
-    static func stream(_ values: [Int32], version: IntHyperPayload.Version, table: (Int) -> FrequencyTable) -> [UInt8] {
-        switch version {
-        case .v1:
-            var e = RansEncoder()
-            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
-            return e.finish()
-        case .v2:
-            var e = RansLaneEncoder(forValueCount: values.count)
-            for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
-            return e.finish()
-        }
+    /// stream with the lane count of docs/entropy-coding.md §8.3 (version 2), which needs the
+    /// single stream's length first.
+    static func stream(_ values: [Int32], version: IntHyperPayload.Version, lanes: Int? = nil,
+                       table: (Int) -> FrequencyTable) -> [UInt8] {
+        var single = RansEncoder()
+        for (i, v) in values.enumerated() { single.encode(v, table: table(i)) }
+        let one = single.finish()
+        guard version == .v2 else { return one }
+        // laneCount(…) is in 1…32, which RansLaneEncoder(laneCount:) always takes
+        var e = RansLaneEncoder(laneCount: lanes ?? RansLanes.laneCount(forValueCount: values.count, singleStreamBytes: one.count))
+            ?? RansLaneEncoder(forValueCount: values.count)
+        for (i, v) in values.enumerated() { e.encode(v, table: table(i)) }
+        return e.finish()
     }
 
     /// Window `w` of the picture extended to a multiple of 16 (§3) as 3 planes (CHW): the

@@ -12,9 +12,12 @@ public struct IntHyperManifest: Equatable, Sendable {
     public var version: String
     /// File name → lowercase hex SHA-256.
     public var files: [String: String]
+    /// `analysis_shift` (§2.1): g_a's output is y·2^k; 0 when the key is absent.
+    public var analysisShift: Int
+    public static let analysisShiftRange = 0...15
 
-    public init(name: String, version: String, files: [String: String]) {
-        self.name = name; self.version = version; self.files = files
+    public init(name: String, version: String, files: [String: String], analysisShift: Int = 0) {
+        self.name = name; self.version = version; self.files = files; self.analysisShift = analysisShift
     }
 
     /// SHA-256 of the decoder files' names and hashes, in the fixed order of `decoderFiles`.
@@ -31,6 +34,7 @@ public struct IntHyperManifest: Equatable, Sendable {
         var name: String
         var version: String
         var files: [String: String]
+        var analysis_shift: Int?
     }
 
     public static func parse(_ bytes: [UInt8]) throws -> IntHyperManifest {
@@ -67,7 +71,16 @@ public struct IntHyperManifest: Equatable, Sendable {
             throw ModelSetError(file: file, location: "$.files",
                                 problem: "lists \(analysis[0]) but not all of \(encoderFiles.joined(separator: ", "))")
         }
-        return IntHyperManifest(name: f.name, version: f.version, files: f.files)
+        let shift = f.analysis_shift ?? 0
+        guard analysisShiftRange.contains(shift) else {
+            throw ModelSetError(file: file, location: "$.analysis_shift",
+                                problem: "\(shift) is outside \(analysisShiftRange.lowerBound)…\(analysisShiftRange.upperBound)")
+        }
+        guard shift == 0 || !analysis.isEmpty else {
+            throw ModelSetError(file: file, location: "$.analysis_shift",
+                                problem: "is \(shift) but the set lists no analysis side (g_a.whm, h_a.whm) it would apply to")
+        }
+        return IntHyperManifest(name: f.name, version: f.version, files: f.files, analysisShift: shift)
     }
 
     static func isValidLabel(_ s: String, maximum: Int) -> Bool {
@@ -80,13 +93,15 @@ public struct IntHyperManifest: Equatable, Sendable {
     /// The file's bytes as the generator writes them: fixed key order.
     public func serialized() -> [UInt8] {
         let names = (Self.decoderFiles + Self.encoderFiles).filter { files[$0] != nil }
+        // written only when set, so the sets made before it existed keep their bytes
+        let shiftLine = analysisShift == 0 ? "" : "\n  \"analysis_shift\": \(analysisShift),"
         let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
         let text = """
             {
               "capability": \(JSONFile.quoted(IntHyperModelSet.capability)),
               "format_version": \(Self.formatVersion),
               "name": \(JSONFile.quoted(name)),
-              "version": \(JSONFile.quoted(version)),
+              "version": \(JSONFile.quoted(version)),\(shiftLine)
               "files": {
             \(list)
               }

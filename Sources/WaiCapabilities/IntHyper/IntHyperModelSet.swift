@@ -12,8 +12,15 @@ public struct IntHyperModelSet: Sendable {
     public struct Analysis: Sendable {
         /// g_a: picture (3 × 16h × 16w, 0…255) → y (M × h × w).
         public let latent: IntegerGraph
-        /// h_a: y → z (N × ⌈h/4⌉ × ⌈w/4⌉).
+        /// h_a: g_a's output → z (N × ⌈h/4⌉ × ⌈w/4⌉).
         public let hyper: IntegerGraph
+        /// k of docs/capabilities/int_hyper.md §2.1 (`analysis_shift`): g_a's output is y at
+        /// 2^k steps per unit, h_a reads it so, and the coded y is its rounding shift by k.
+        public let latentShift: Int
+
+        public init(latent: IntegerGraph, hyper: IntegerGraph, latentShift: Int = 0) {
+            self.latent = latent; self.hyper = hyper; self.latentShift = latentShift
+        }
     }
 
     public let name: String
@@ -104,7 +111,8 @@ public struct IntHyperModelSet: Sendable {
             }
         }
         let entropy = try IntHyperEntropyModel.parse(bytes[IntHyperEntropyModel.fileName] ?? [])
-        let analysis = needsAnalysis ? Analysis(latent: try graph("g_a.whm"), hyper: try graph("h_a.whm")) : nil
+        let analysis = needsAnalysis ? Analysis(latent: try graph("g_a.whm"), hyper: try graph("h_a.whm"),
+                                                  latentShift: manifest.analysisShift) : nil
         return try IntHyperModelSet(name: manifest.name, version: manifest.version, hashes: manifest.files,
                                     entropy: entropy, hyperSynthesis: try graph("h_s.whm"),
                                     synthesis: try graph("g_s.whm"), analysis: analysis)
@@ -123,7 +131,8 @@ public struct IntHyperModelSet: Sendable {
         }
         var hashes: [String: String] = [:]
         for (n, b) in out { hashes[n] = SHA256.hex(b) }
-        out.append((IntHyperManifest.fileName, IntHyperManifest(name: name, version: version, files: hashes).serialized()))
+        out.append((IntHyperManifest.fileName, IntHyperManifest(name: name, version: version, files: hashes,
+                                                                    analysisShift: analysis?.latentShift ?? 0).serialized()))
         return out
     }
 

@@ -41,9 +41,11 @@ enum IntHyperModelSetChecks {
                                     + "3 channels accepting [0, 255] (RGB8) required")
         }
         let y = try output(a.latent, "g_a.whm")
-        guard y.shape.channels == m, set.latentContract.contains(y.interval) else {
+        let coded = IntHyperEncoder.codedLatentInterval(y.interval, shift: a.latentShift)
+        guard y.shape.channels == m, set.latentContract.contains(coded) else {
             throw ModelSetError(file: "g_a.whm", location: "output tensor '\(y.name)'",
-                                problem: "is \(y.shape.channels) channels in \(y.interval); g_s.whm's input takes "
+                                problem: "is \(y.shape.channels) channels in \(y.interval) (y in \(coded) after analysis_shift "
+                                    + "\(a.latentShift)); g_s.whm's input takes "
                                     + "\(m) channels in \(set.latentContract): every y the encoder makes must be decodable")
         }
         let yIn = a.hyper.tensors[a.hyper.inputs[0]]

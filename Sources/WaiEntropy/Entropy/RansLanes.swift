@@ -11,6 +11,16 @@ public enum RansLanes {
         min(maximumLaneCount, max(1, count / valuesPerLaneTarget))
     }
 
+    /// …and at least this many bytes of the single §5 stream of the same values (§8.3): a lane
+    /// costs about 8 bytes, which at a low rate (½ bit a value) is 12 % of a 1024-value lane.
+    public static let bytesPerLaneTarget = 4096
+
+    /// The lane count the host's int_hyper encoder writes (§8.3): `count` values whose single
+    /// §5 stream is `singleStreamBytes` long.
+    public static func laneCount(forValueCount count: Int, singleStreamBytes: Int) -> Int {
+        min(defaultLaneCount(forValueCount: count), max(1, singleStreamBytes / bytesPerLaneTarget))
+    }
+
     /// Bytes before the first lane: the count byte and one 32-bit length per lane.
     static func tableSize(laneCount: Int) -> Int { 1 + 4 * laneCount }
 

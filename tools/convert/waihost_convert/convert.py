@@ -24,6 +24,13 @@ SIGMA_LEVELS = 65535  # σ / Δσ in 0…65535 before the scale-index lookup
 Z_SCALE_SHIFT = 6     # h_s adds the medians to z at 1/64 resolution
 HEADROOM = 2.0        # calibrated ranges are widened by this much
 SQ_SHIFT = 6          # inverse GDN's square_shift
+# g_a writes y at 2^-ANALYSIS_SHIFT steps and h_a reads it so (int_hyper.md §2.1 analysis_shift);
+# the host codes y = round(that / 2^k). CompressAI's h_a sees the unrounded y: on |round(y)| instead
+# z shrinks (|y| < ½ becomes 0), h_s's σ drop one to two scale-table steps and y costs 10–15 % more.
+# 8, not 4: y is rounded twice (to 2^-k by g_a, to 1 by the host), and at 2^-4 that moved 0.6 % of
+# the y symbols across a half (+2 % bits, most of them 0 → ±1 where σ is small); at 2^-8 0.08 %,
+# as many as g_a's own error gives. ±63·2^8 stays 16-bit.
+ANALYSIS_SHIFT = 8
 R_SCALE = 32767 * 8   # forward GDN: 1/√n table holds R_SCALE/√i (i ≥ 64 unclamped)
 
 
@@ -191,10 +198,16 @@ def forward_gdn(g, x, module, d_x, n_max, y_max, name):
 
 
 class Converted:
-    def __init__(self, g_a, h_a, h_s, g_s, entropy, y_contract, z_contract):
+    def __init__(self, g_a, h_a, h_s, g_s, entropy, y_contract, z_contract, analysis_shift=0):
         self.g_a, self.h_a, self.h_s, self.g_s = g_a, h_a, h_s, g_s
         self.entropy = entropy
         self.y_contract, self.z_contract = y_contract, z_contract
+        self.analysis_shift = analysis_shift
+
+    def coded_y(self, analysed):
+        """The y the host codes from g_a's output (the rounding shift by analysis_shift)."""
+        k = self.analysis_shift
+        return analysed if k == 0 else (analysed + (1 << (k - 1))) >> k
 
 
 def convert(model, calibration_images, latent_step=1.0):
@@ -222,14 +235,17 @@ def convert(model, calibration_images, latent_step=1.0):
         x, d_out = conv(ga, x, model.g_a[i], d, d_out, -ACT, ACT, f"g_a_{i}")
         x, d = forward_gdn(ga, x, model.g_a[i + 1], d_out, cal.stats[f"g_a.{i + 1}.n"], cal.stats[f"g_a.{i + 1}"],
                            f"g_a_{i + 1}")
-    y, _ = conv(ga, x, model.g_a[6], d, np.full(m, q_y), *y_contract, "g_a_6", fixed=True)
+    # y at 2^-k steps, inside ±y_max·2^k, whose rounding shift lies inside y's contract
+    k = ANALYSIS_SHIFT
+    fine = (y_contract[0] << k, y_contract[1] << k)
+    y, _ = conv(ga, x, model.g_a[6], d, np.full(m, q_y / (1 << k)), *fine, "g_a_6", fixed=True)
     ga.outputs = [y]
 
-    # h_a: y → |y| → z (Δ 1, the medians subtracted)
+    # h_a: g_a's y (2^-k steps) → |y| → z (Δ 1, the medians subtracted)
     ha = Graph()
-    x = ha.input("y", (m, 4, 4), *y_contract)
-    x = ha.lookup(x, [abs(v) for v in range(y_contract[0], y_contract[1] + 1)], y_contract[0], name="h_a_abs")
-    d = np.full(m, q_y)
+    x = ha.input("y", (m, 4, 4), *fine)
+    x = ha.lookup(x, [abs(v) for v in range(fine[0], fine[1] + 1)], fine[0], name="h_a_abs")
+    d = np.full(m, q_y / (1 << k))
     for i in (0, 2):
         d_out = cal.step(f"h_a.{i + 1}")
         x, d = conv(ha, x, model.h_a[i], d, d_out, 0, ACT, f"h_a_{i}")
@@ -266,4 +282,4 @@ def convert(model, calibration_images, latent_step=1.0):
     gs.outputs = [rgb]
 
     entropy = tables.entropy_json(model, med, z_contract, y_contract, scale_table)
-    return Converted(ga, ha, hs, gs, entropy, y_contract, z_contract)
+    return Converted(ga, ha, hs, gs, entropy, y_contract, z_contract, k)

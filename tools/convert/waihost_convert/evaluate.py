@@ -25,20 +25,22 @@ def to_tensor(rgb):
     return torch.from_numpy(rgb.copy()).permute(2, 0, 1).float()[None] / 255
 
 
-def float_twin(model, rgb, latent_step=1.0):
+def float_twin(model, rgb, latent_step=1.0, multiple=64):
     """The float model with y coded as round(y/q): the rate is its own likelihoods (ideal
     entropy coding of z and y), the picture is g_s in float rounded to 8 bits. The picture is
-    padded to a multiple of 64 by repeating edges (the host pads to 16 the same way)."""
+    extended to a multiple of `multiple` by repeating edges: 64 as CompressAI's examples do,
+    16 as the host does (int_hyper.md §3), so that the float model sees the same picture and
+    latent grid as the integer set, its convolutions zero-padding where the host's do."""
     h, w, _ = rgb.shape
     x = to_tensor(rgb)
-    ph, pw = (64 - h % 64) % 64, (64 - w % 64) % 64
+    ph, pw = (multiple - h % multiple) % multiple, (multiple - w % multiple) % multiple
     xp = F.pad(x, (0, pw, 0, ph), mode="replicate")
     q = float(latent_step)
     with torch.no_grad():
         y = model.g_a(xp)
         z = model.h_a(torch.abs(y))
         z_hat, z_lik = model.entropy_bottleneck(z, training=False)
-        scales = model.h_s(z_hat)
+        scales = model.h_s(z_hat)[:, :, :y.shape[2], :y.shape[3]]  # h_s's grid is z's ×4, y's rounded up
         y_int = torch.round(y / q)
         y_lik = model.gaussian_conditional._likelihood(y_int, scales / q)
         y_lik = model.gaussian_conditional.likelihood_lower_bound(y_lik)

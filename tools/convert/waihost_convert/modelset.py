@@ -24,7 +24,9 @@ def write(converted, directory, name, version="1"):
     for f, b in files.items():
         (d / f).write_bytes(b)
         hashes[f] = hashlib.sha256(b).hexdigest()
-    manifest = {"capability": "wai.neural.int_hyper", "format_version": 1, "name": name, "version": version,
-                "files": hashes}
+    manifest = {"capability": "wai.neural.int_hyper", "format_version": 1, "name": name, "version": version}
+    if converted.analysis_shift:
+        manifest["analysis_shift"] = converted.analysis_shift
+    manifest["files"] = hashes
     (d / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return hashes
