@@ -21,7 +21,7 @@ public enum IsolationBenchmark {
                 p = try unit.prepare(graph)
                 prepared.append((graph, p))
             }
-            return (try p.run(inputs), RunReport(unit: "cpu", backend: name, device: "", driver: "", dispatch: .forced,
+            return (try p.run(inputs), RunReport(unit: .cpu, ref: .unit(backend: name, index: 0), device: "", driver: "", dispatch: .forced,
                                                   reason: "benchmark", rank: nil))
         }
     }

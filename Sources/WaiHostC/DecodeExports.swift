@@ -82,7 +82,7 @@ public func waihost_decode(_ host: OpaquePointer?, _ payload: UnsafePointer<UInt
             return try IntHyperCodec.decode(bytes, modelSet: set, runner: HostGraphRunner(host: handle.host, selection: selection))
         }
         let summary = IntHyperDecodeReport(decoded, modelSet: set, output: nil)
-        let reportBlock = try report.map { _ in try makeReport(summary, host: handle.host) }
+        let reportBlock = try report.map { _ in try makeReport(summary, ref: decoded.result.synthesisReport.ref) }
 
         let pixels = decoded.image.pixels
         let target: UnsafeMutablePointer<UInt8>
@@ -104,21 +104,16 @@ public func waihost_decode(_ host: OpaquePointer?, _ payload: UnsafePointer<UInt
     }
 }
 
-/// The report in one block; `unit_index` is the probed row's whose rank and backend the
-/// run report names (ranks are unique among accepted units).
-func makeReport(_ r: IntHyperDecodeReport, host: BackendHost) throws -> UnsafeMutablePointer<waihost_report> {
-    var index: Int32 = -1
-    if r.backend != "reference", let rank = r.rank,
-       let row = try host.currentProbe().accepted.first(where: { $0.backend == r.backend && $0.rank == rank }),
-       let i = row.index {
-        index = Int32(clamping: i)
-    }
+/// The report in one block; `unit_index` is that of `ref`, the unit g_s ran on (the one the
+/// report names), -1 for the reference interpreter.
+func makeReport(_ r: IntHyperDecodeReport, ref: UnitRef) throws -> UnsafeMutablePointer<waihost_report> {
+    let index = Int32(clamping: ref.index ?? -1)
     let json = try JSONText.of(r)
-    var block = try CBlock<waihost_report>(count: 1, strings: [r.unit, r.backend, r.device, r.driver, r.dispatch.rawValue,
+    var block = try CBlock<waihost_report>(count: 1, strings: [r.unit.rawValue, r.backend, r.device, r.driver, r.dispatch.rawValue,
                                                                r.reason, r.sha256, json])
     block.elements.pointee = waihost_report(
         struct_size: MemoryLayout<waihost_report>.size,
-        unit_kind: block.string(r.unit), backend: block.string(r.backend), unit_index: index,
+        unit_kind: block.string(r.unit.rawValue), backend: block.string(r.backend), unit_index: index,
         device: block.string(r.device), driver: block.string(r.driver), dispatch: block.string(r.dispatch.rawValue),
         reason: block.string(r.reason), rank: Int32(clamping: r.rank ?? 0), sha256: block.string(r.sha256),
         width: UInt32(r.width), height: UInt32(r.height), json: block.string(json))

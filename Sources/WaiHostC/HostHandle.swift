@@ -31,9 +31,16 @@ extension HostConfiguration {
         // A bad configuration file line or variable fails the open, naming it.
         if let e = c.configurationError { throw CAPIFailure(WAIHOST_ERR_FAILED, "configuration: \(e)") }
         guard let options else { return c }
-        let o = options.pointee
-        try CAPIFailure.checkSize(o.struct_size, "waihost_open_options",
-                                  minimum: MemoryLayout<waihost_open_options>.size)
+        // Only the caller's struct_size bytes are read: a 1.0 caller's struct ends where
+        // spot_check (1.1) begins, and the members it lacks read as zero (docs/c-api.md §3).
+        let given = UnsafeRawPointer(options).load(as: Int.self)
+        try CAPIFailure.checkSize(given, "waihost_open_options",
+                                  minimum: MemoryLayout<waihost_open_options>.offset(of: \waihost_open_options.spot_check)
+                                      ?? MemoryLayout<waihost_open_options>.size)
+        var o = waihost_open_options()
+        withUnsafeMutableBytes(of: &o) { dst in
+            dst.copyMemory(from: UnsafeRawBufferPointer(start: options, count: min(given, dst.count)))
+        }
         if let dirs = o.plugin_dirs {
             c.pluginDirectories = try (0..<o.plugin_dir_count).map { i in
                 guard let d = dirs[i] else { throw CAPIFailure.null("plugin_dirs[\(i)]") }
@@ -49,6 +56,11 @@ extension HostConfiguration {
                 throw CAPIFailure(WAIHOST_ERR_INVALID_ARGUMENT, "probe_timeout_s is \(o.probe_timeout_s); a positive number of seconds, or 0 for the default")
             }
             c.probeTimeout = o.probe_timeout_s
+        }
+        if let text = optionalString(o.spot_check) {
+            do { c.spotCheck = try SpotCheckPolicy(parsing: text) } catch {
+                throw CAPIFailure(WAIHOST_ERR_INVALID_ARGUMENT, "spot_check: \(error)")
+            }
         }
         return c
     }

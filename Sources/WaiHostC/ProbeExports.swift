@@ -14,12 +14,12 @@ public func waihost_probe(_ host: OpaquePointer?, _ fresh: Int32,
         units.pointee = nil
         count.pointee = 0
         let rows = try HostHandle.from(host).host.probe(fresh: fresh != 0).units
-        let strings = rows.flatMap { [$0.backend, $0.path, $0.unit, $0.device, $0.driver, $0.state.rawValue, $0.reason] }
+        let strings = rows.flatMap { [$0.backend, $0.path, $0.unit.rawValue, $0.device, $0.driver, $0.state.rawValue, $0.reason] }
         var block = try CBlock<waihost_unit>(count: rows.count, strings: strings)
         for (i, r) in rows.enumerated() {
             block.elements[i] = waihost_unit(
                 struct_size: MemoryLayout<waihost_unit>.size,
-                backend: block.string(r.backend), path: block.string(r.path), kind: block.string(r.unit),
+                backend: block.string(r.backend), path: block.string(r.path), kind: block.string(r.unit.rawValue),
                 index: Int32(clamping: r.index ?? -1), device: block.string(r.device), driver: block.string(r.driver),
                 state: block.string(r.state.rawValue), rank: Int32(clamping: r.rank ?? 0),
                 runs_per_second: r.speed?.runsPerSecond ?? 0, reason: block.string(r.reason),

@@ -142,7 +142,7 @@ public final class BackendHost: @unchecked Sendable {
                 // The spot check's windows: computed while a GPU unit runs (the host's cores
                 // are idle then); after a CPU unit's run, whose threads have every core and
                 // would wait for each other at every layer behind a window. Compared after.
-                let overlap = row.unit != UnitKind.cpu.rawValue
+                let overlap = row.unit != .cpu
                 var pending: PendingSpotCheck?
                 var answered = 0.0
                 do {
@@ -179,7 +179,10 @@ public final class BackendHost: @unchecked Sendable {
                     demoted = true
                     continue
                 }
-                var report = RunReport(unit: row.unit, backend: row.backend, device: row.device, driver: row.driver,
+                guard let ref = row.ref, let unitKind = row.unit.kind else {
+                    throw HostError.runFailed(selector: row.selector, reason: "the row names no unit")
+                }
+                var report = RunReport(unit: unitKind, ref: ref, device: row.device, driver: row.driver,
                                        dispatch: fallback == nil ? kind : fallbackKind,
                                        reason: fallback.map { "\($0); \(reason)" } ?? reason, rank: row.rank)
                 report.qualification = notes.isEmpty ? nil : notes
@@ -304,7 +307,7 @@ public final class BackendHost: @unchecked Sendable {
             prepared.removeAll { $0.path == row.path && $0.unit == row.index }
         }
         guard let dir = configuration.cacheDirectory, let sha = row.pluginSHA256, let index = row.index,
-              let kind = UnitKind(rawValue: row.unit) else { return }
+              let kind = row.unit.kind else { return }
         let key = ProbeCache.key(pluginSHA256: sha, unit: UnitInfo(index: index, kind: kind, device: row.device,
                                                                     driver: row.driver, narrowStorage: true))
         ProbeCache(directory: dir).store([key: ProbeCache.Entry(outcome: outcome, speed: row.speed, backend: row.backend,
@@ -315,7 +318,7 @@ public final class BackendHost: @unchecked Sendable {
     private func runOnReference(_ graph: IntegerGraph, _ inputs: [TensorValue], _ kind: DispatchKind,
                                 reason: String) throws -> (outputs: [TensorValue], report: RunReport) {
         let outputs = try ReferenceInterpreter.run(graph, inputs: inputs)
-        return (outputs, RunReport(unit: UnitKind.cpu.rawValue, backend: "reference",
+        return (outputs, RunReport(unit: .cpu, ref: .reference,
                                    device: "reference interpreter (host CPU)",
                                    driver: "waihost \(WaiHostVersion.string)",
                                    dispatch: kind, reason: reason, rank: nil))
@@ -373,7 +376,7 @@ public final class BackendHost: @unchecked Sendable {
             throw HostError.unitChanged(selector: row.selector, reason: "the plugin no longer offers it")
         }
         let u = listing.units[index]
-        guard u.device == row.device, u.driver == row.driver, u.kind.rawValue == row.unit else {
+        guard u.device == row.device, u.driver == row.driver, ProbeRowKind(u.kind) == row.unit else {
             throw HostError.unitChanged(selector: row.selector,
                                         reason: "now \(u.kind.rawValue) \(u.device) / \(u.driver)")
         }

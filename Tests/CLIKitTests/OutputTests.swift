@@ -35,31 +35,37 @@ final class OutputTests: XCTestCase {
     }
 
     func testMergedObjectsAndUnitIdentity() throws {
-        let vulkan = UnitProbeRecord(backend: "vulkan", path: "/p/libWaiVulkanBackend.so", device: "AMD Radeon RX 6800", unit: "gpu",
+        let vulkan = UnitProbeRecord(backend: "vulkan", path: "/p/libWaiVulkanBackend.so", device: "AMD Radeon RX 6800", unit: .gpu,
                                      index: 1, driver: "radv Mesa; driver version 0x5c02001; Vulkan 1.3.255 pci 1002:73bf (0000:0a:00.0) /dev/dri/renderD129",
                                      state: .accepted, rank: 1, reason: "exact")
-        let cpu = UnitProbeRecord(backend: "cpu", path: "/p/libWaiCPUBackend.so", device: "Xeon", unit: "cpu", index: 2,
+        let cpu = UnitProbeRecord(backend: "cpu", path: "/p/libWaiCPUBackend.so", device: "Xeon", unit: .cpu, index: 2,
                                   driver: "waihost-cpu 1.0 avx2", state: .accepted, rank: 2, reason: "exact")
         let probe = ProbeResult(units: [cpu, vulkan])
-        let report = RunReport(unit: "gpu", backend: "vulkan", device: "AMD Radeon RX 6800", driver: vulkan.driver,
-                               dispatch: .rankedFirst, reason: "ranked first", rank: 1)
-        let id = UnitIdentity(report, probe: probe)
+        // The report names its unit itself: vulkan:1 is ranked 1 here, but a report's rank is
+        // as of its run (a later demotion re-ranks), so the identity never comes from the rank.
+        let report = RunReport(unit: .gpu, ref: .unit(backend: "vulkan", index: 1), device: "AMD Radeon RX 6800",
+                               driver: vulkan.driver, dispatch: .rankedFirst, reason: "ranked first", rank: 1)
+        XCTAssertEqual(probe.accepted.first?.ref, report.ref)
+        let id = UnitIdentity(report)
         XCTAssertEqual(id.unitIndex, 1)
-        XCTAssertEqual(id.selector, "vulkan:1")
+        XCTAssertEqual(id.selector, .unit(backend: "vulkan", index: 1))
         XCTAssertEqual(id.deviceIdentity, DeviceIdentity(pciAddress: "0000:0a:00.0", pciID: "1002:73bf", renderNode: "/dev/dri/renderD129"))
         let o = try object(try JSON.report(Merged(base: report, extra: id), schema: .runGraph))
         XCTAssertEqual(o["unit_index"] as? Int, 1)
         XCTAssertEqual(o["backend"] as? String, "vulkan")
+        XCTAssertEqual(o["unit"] as? String, "gpu")
+        XCTAssertEqual(o["selector"] as? String, "vulkan:1")
         XCTAssertEqual((o["device_identity"] as? [String: Any])?["pci_address"] as? String, "0000:0a:00.0")
 
-        let onCPU = UnitIdentity(RunReport(unit: "cpu", backend: "cpu", device: "Xeon", driver: cpu.driver, dispatch: .forced,
-                                           reason: "", rank: 2), probe: probe)
+        let onCPU = UnitIdentity(RunReport(unit: .cpu, ref: .unit(backend: "cpu", index: 2), device: "Xeon", driver: cpu.driver,
+                                           dispatch: .forced, reason: "", rank: 5))
         XCTAssertEqual(onCPU.unitIndex, 2)
         XCTAssertNil(onCPU.deviceIdentity, "no PCI address: named by backend, index and device")
-        let reference = UnitIdentity(RunReport(unit: "cpu", backend: "reference", device: "host", driver: "", dispatch: .forced,
-                                               reason: "", rank: nil), probe: probe)
+        let reference = UnitIdentity(RunReport(unit: .cpu, ref: .reference, device: "host", driver: "", dispatch: .forced,
+                                               reason: "", rank: nil))
         XCTAssertNil(reference.unitIndex)
-        XCTAssertEqual(reference.selector, "reference")
+        XCTAssertEqual(reference.selector, .reference)
+        XCTAssertEqual(try object(try JSON.text(reference))["selector"] as? String, "reference")
 
         XCTAssertTrue(DeviceIdentity(driver: "llvmpipe pci zz (x)").isEmpty, "a malformed suffix is no identity")
         let row = try object(try JSON.text(UnitRow(vulkan)))
@@ -116,9 +122,9 @@ final class OutputTests: XCTestCase {
 
     /// Every key of a probe report, nested ones included, is snake_case.
     func testKeysAreSnakeCase() throws {
-        var row = UnitProbeRecord(backend: "x", path: "/p/x.so", backendVersion: "1", device: "d", unit: "gpu", index: 0,
+        var row = UnitProbeRecord(backend: "x", path: "/p/x.so", backendVersion: "1", device: "d", unit: .gpu, index: 0,
                                   driver: "drv pci 10de:2335 (0000:3b:00.0)", state: .rejected, reason: "r", stage: .widths,
-                                  mismatch: ProbeMismatch(stage: .widths, graph: "g", op: "add", node: 1, tensor: "t", index: 2,
+                                  mismatch: ProbeMismatch(stage: .widths, graph: "g", op: .op(.add), node: 1, tensor: "t", index: 2,
                                                           channel: 0, y: 0, x: 2, expected: 1, got: 2, runsPassed: 3),
                                   speed: ProbeSpeed(runsPerSecond: 1, medianMilliseconds: 1, runs: 1, graph: "c"))
         row.pluginSHA256 = "00"

@@ -143,6 +143,7 @@ final class CAPITests: XCTestCase {
         #include <stdio.h>
         #include <stdlib.h>
         #include <string.h>
+        #include <stddef.h>
         static int failures = 0;
         static void expect(int ok, const char *what, const char *msg) {
             if (!ok) { printf("FAIL %s: %s\\n", what, msg); failures++; }
@@ -159,7 +160,16 @@ final class CAPITests: XCTestCase {
             expect(waihost_open(&small, &host, msg, sizeof msg) == WAIHOST_ERR_INVALID_ARGUMENT && host == NULL
                    && strstr(msg, "struct_size") != NULL, "open small struct", msg);
             const char *none[1] = { NULL };
-            waihost_open_options opts = { .struct_size = sizeof opts, .plugin_dirs = none, .plugin_dir_count = 0, .cache_dir = "" };
+            waihost_open_options bad = { .struct_size = sizeof bad, .plugin_dirs = none, .cache_dir = "", .spot_check = "sample:0" };
+            expect(waihost_open(&bad, &host, msg, sizeof msg) == WAIHOST_ERR_INVALID_ARGUMENT && host == NULL
+                   && strstr(msg, "spot_check") != NULL && strstr(msg, "\\"sample:0\\"") != NULL, "open bad spot_check", msg);
+            /* A 1.0 caller's struct ends before spot_check: what lies beyond it is not read. */
+            struct { waihost_open_options o; } v10 = { { .struct_size = offsetof(waihost_open_options, spot_check),
+                                                         .plugin_dirs = none, .cache_dir = "", .spot_check = "bogus" } };
+            expect(waihost_open(&v10.o, &host, msg, sizeof msg) == WAIHOST_OK && host != NULL, "open 1.0 struct", msg);
+            waihost_close(host);
+            waihost_open_options opts = { .struct_size = sizeof opts, .plugin_dirs = none, .plugin_dir_count = 0, .cache_dir = "",
+                                          .spot_check = "off" };
             expect(waihost_open(&opts, &host, msg, sizeof msg) == WAIHOST_OK && host != NULL && msg[0] == 0, "open", msg);
             FILE *f = fopen(argv[2], "rb");
             static unsigned char payload[1 << 16];

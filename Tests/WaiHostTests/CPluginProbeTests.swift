@@ -38,7 +38,7 @@ final class CPluginProbeTests: XCTestCase {
         let good = try row(.good)
         XCTAssertEqual(good.state, .accepted, good.reason)
         XCTAssertEqual(good.backend, "plainc")
-        XCTAssertEqual(good.unit, "cpu")
+        XCTAssertEqual(good.unit, .cpu)
         XCTAssertEqual(good.device, "plain C test unit")
         XCTAssertEqual(good.rank, 1)
         XCTAssertNotNil(good.speed)
@@ -148,10 +148,10 @@ final class CPluginProbeTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(m.stage, VerdictStage(stage), file: file, line: line)
-        XCTAssertTrue(ops.contains(m.op), "\(row.backend): mismatch in op \(m.op), expected one of \(ops.sorted())",
+        XCTAssertTrue(ops.contains(m.op.name), "\(row.backend): mismatch in op \(m.op), expected one of \(ops.sorted())",
                       file: file, line: line)
         XCTAssertNotEqual(m.expected, m.got, file: file, line: line)
-        XCTAssertTrue(row.reason.contains(m.op) && row.reason.contains("expected \(m.expected), got \(m.got)"),
+        XCTAssertTrue(row.reason.contains(m.op.name) && row.reason.contains("expected \(m.expected), got \(m.got)"),
                       row.reason, file: file, line: line)
         return m
     }

@@ -36,7 +36,7 @@ final class DispatchTests: XCTestCase {
 
     func row(_ backend: String, _ index: Int, _ kind: UnitKind, _ state: ProbeState, rank: Int? = nil,
              reason: String = "exact") -> UnitProbeRecord {
-        UnitProbeRecord(backend: backend, path: "/p/\(backend).so", device: "\(backend) device", unit: kind.rawValue,
+        UnitProbeRecord(backend: backend, path: "/p/\(backend).so", device: "\(backend) device", unit: ProbeRowKind(kind),
                         index: index, driver: "d", state: state, rank: rank, reason: reason,
                         speed: rank.map { ProbeSpeed(runsPerSecond: 100 / Double($0), medianMilliseconds: Double($0) * 10, runs: 5, graph: "g") })
     }
@@ -47,7 +47,7 @@ final class DispatchTests: XCTestCase {
             row("vulkan", 0, .gpu, .rejected, reason: "stage semantics, graph requantize_shift_1: … expected -1, got 2147483647"),
             row("opencl", 0, .gpu, .accepted, rank: 1),
             row("opencl", 1, .other, .failed, reason: "probe worker could not be started"),
-            UnitProbeRecord(backend: "libBroken.so", path: "/p/libBroken.so", device: "", unit: "unknown", index: nil,
+            UnitProbeRecord(backend: "libBroken.so", path: "/p/libBroken.so", device: "", unit: .unknown, index: nil,
                             driver: "", state: .failed, reason: "not an ELF shared object"),
         ])
     }
@@ -123,7 +123,7 @@ final class DispatchTests: XCTestCase {
 
         let (outputs, report) = try host.run(graph, inputs: inputs)
         XCTAssertEqual(outputs, expected)
-        XCTAssertEqual(report.unit, "cpu")
+        XCTAssertEqual(report.unit, .cpu)
         XCTAssertEqual(report.backend, "cpu")
         XCTAssertEqual(report.dispatch, .rankedFirst)
         XCTAssertEqual(report.rank, 1)
@@ -139,7 +139,7 @@ final class DispatchTests: XCTestCase {
         let (o, r) = try host.run(graph, inputs: inputs, on: .reference)
         XCTAssertEqual(o, expected)
         XCTAssertEqual(r.backend, "reference")
-        XCTAssertEqual(r.unit, "cpu")
+        XCTAssertEqual(r.unit, .cpu)
         XCTAssertEqual(r.dispatch, .forced)
         XCTAssertNil(r.rank)
 

@@ -74,7 +74,7 @@ final class PluginGraphRunner: GraphRunner {
             prepared.append((graph, p))
         }
         let info = try plugin.units()[unit]
-        return (try p.run(inputs), RunReport(unit: info.kind.rawValue, backend: plugin.name, device: info.device,
+        return (try p.run(inputs), RunReport(unit: info.kind, ref: .unit(backend: plugin.name, index: unit), device: info.device,
                                              driver: info.driver, dispatch: .forced, reason: "test", rank: nil))
     }
 }

@@ -123,7 +123,7 @@ final class ProbeTests: XCTestCase {
         let m = try XCTUnwrap(outcome.mismatch)
         XCTAssertEqual(m.stage, .semantics)
         XCTAssertEqual(m.graph, "narrow_sign_extension")
-        XCTAssertEqual(m.op, "inverse_gdn")
+        XCTAssertEqual(m.op, .op(.inverseGDN))
         XCTAssertEqual(m.tensor, "gdn_narrow")
         let c = try ProbeSuite.cases(.semantics).first { $0.name == "narrow_sign_extension" }!
         let shape = c.graph.tensors[c.graph.nodes[m.node].output].shape
@@ -163,7 +163,7 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(outcome.state, .rejected)
         let m = try XCTUnwrap(outcome.mismatch)
         XCTAssertEqual(m.stage, .decode)
-        XCTAssertEqual(m.op, "conv_transpose2d")
+        XCTAssertEqual(m.op, .op(.convTranspose2d))
         XCTAssertEqual(m.tensor, "synthesis_2")
         XCTAssertEqual(m.channel, 0)
         XCTAssertEqual(m.got, m.expected + 100_000)
@@ -173,7 +173,7 @@ final class ProbeTests: XCTestCase {
 
     func testAcceptedUnitsAreRankedBySpeed() {
         func row(_ i: Int, _ state: ProbeState, _ speed: Double?) -> UnitProbeRecord {
-            UnitProbeRecord(backend: "fake", path: "/p", device: "d\(i)", unit: "cpu", index: i, driver: "1", state: state,
+            UnitProbeRecord(backend: "fake", path: "/p", device: "d\(i)", unit: .cpu, index: i, driver: "1", state: state,
                             reason: "", speed: speed.map { ProbeSpeed(runsPerSecond: $0, medianMilliseconds: 1000 / $0, runs: 3, graph: "g") })
         }
         var rows = [row(0, .accepted, 10), row(1, .accepted, 20), row(2, .rejected, 1000), row(3, .accepted, 30)]
@@ -274,7 +274,7 @@ final class ProbeTests: XCTestCase {
         for row in cold.units {
             XCTAssertEqual(row.state, .accepted, row.reason)
             XCTAssertEqual(row.backend, "cpu")
-            XCTAssertEqual(row.unit, "cpu")
+            XCTAssertEqual(row.unit, .cpu)
             XCTAssertFalse(row.cached)
             let speed = try XCTUnwrap(row.speed)
             XCTAssertGreaterThan(speed.runsPerSecond, 0)

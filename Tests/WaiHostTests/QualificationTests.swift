@@ -75,7 +75,7 @@ final class QualificationTests: XCTestCase {
             XCTAssertEqual(report.dispatch, .forced)
             let note = try XCTUnwrap(report.qualification?.first)
             XCTAssertEqual(report.qualification?.count, 1)
-            XCTAssertEqual(note.unit, "plainc:0")
+            XCTAssertEqual(note.unit, .unit(backend: "plainc", index: 0))
             XCTAssertEqual(note.verdict.state, .qualified)
             XCTAssertFalse(note.cached, "qualified for this decode")
             XCTAssertNil(note.warning, "the cache file was written")
@@ -128,14 +128,14 @@ final class QualificationTests: XCTestCase {
             XCTAssertTrue(hs.reason.contains(words), "\"\(words)\" not in: \(hs.reason)")
         }
         let refused = try XCTUnwrap(hs.qualification?.first)
-        XCTAssertEqual(refused.unit, "model-channels:0")
+        XCTAssertEqual(refused.unit, .unit(backend: "model-channels", index: 0))
         XCTAssertEqual(refused.verdict.state, .unqualified)
         let m = try XCTUnwrap(refused.verdict.mismatch)
-        XCTAssertEqual(m.op, "conv2d")
+        XCTAssertEqual(m.op, .op(.conv2d))
         XCTAssertEqual(m.graph, "h_s at 3×5")
         XCTAssertNotEqual(m.expected, m.got)
         XCTAssertNotEqual(m.x % 8, m.x, "not in the first step of 8 columns: in the row's partial last one (20 columns)")
-        XCTAssertEqual(hs.qualification?.last?.unit, "plainc:0")
+        XCTAssertEqual(hs.qualification?.last?.unit, .unit(backend: "plainc", index: 0))
 
         // g_s has no conv2d to 48 channels: the unit qualifies and runs it.
         XCTAssertEqual(result.synthesisReport.backend, "model-channels", result.synthesisReport.reason)
@@ -153,7 +153,7 @@ final class QualificationTests: XCTestCase {
 
     /// A new plugin build or driver is another unit as far as qualification goes.
     func testTheKeyCoversThePluginTheDriverAndTheModelGraph() throws {
-        let row = UnitProbeRecord(backend: "b", path: "/p/libWai-b.so", device: "d", unit: "cpu", index: 0,
+        let row = UnitProbeRecord(backend: "b", path: "/p/libWai-b.so", device: "d", unit: .cpu, index: 0,
                                   driver: "drv 1", state: .accepted, rank: 1, reason: "")
         var newDriver = row
         newDriver.driver = "drv 2"

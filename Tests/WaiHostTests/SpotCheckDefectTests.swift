@@ -32,10 +32,10 @@ final class SpotCheckDefectTests: XCTestCase {
         try b.compile(source: b.packageRoot + "/Tests/CPlugins/defect_backend.c",
                       output: dir + "/" + DefectVariant.afterRuns.fileName,
                       flags: ["-I", b.includeDir, "-DDEFECT_AFTER_RUNS", "-DAFTER_RUNS_LIMIT=40", "-DUNIT_KIND=WAI_UNIT_GPU"])
-        try demotionScenario(plugins: dir, goodRuns: 40, cacheName: "after-runs-gpu-cache", kind: "gpu")
+        try demotionScenario(plugins: dir, goodRuns: 40, cacheName: "after-runs-gpu-cache", kind: .gpu)
     }
 
-    private func demotionScenario(plugins dir: String, goodRuns: Int, cacheName: String, kind: String = "cpu") throws {
+    private func demotionScenario(plugins dir: String, goodRuns: Int, cacheName: String, kind: ProbeRowKind = .cpu) throws {
         let cache = try HostTestSupport.temporaryDirectory(cacheName)
         let configuration = HostTestSupport.configuration(plugins: [dir], cache: cache, timeout: 600)
         let host = BackendHost(configuration: configuration)

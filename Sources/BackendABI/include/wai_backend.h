@@ -1,4 +1,5 @@
-/*
+/* SPDX-License-Identifier: Apache-2.0
+ *
  * wai_backend.h — the WaiHost decode-backend ABI, version 1.0.
  *
  * The single source of truth for the protocol is docs/backend-abi.md; this header is its

@@ -10,7 +10,7 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
     /// One graph's run.
     public struct GraphRun: Codable, Sendable, Equatable {
         public var graph: String
-        public var unit: String
+        public var unit: UnitKind
         public var backend: String
         public var device: String
         public var dispatch: DispatchKind
@@ -22,7 +22,7 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
     }
 
     public var capability: String
-    public var unit: String
+    public var unit: UnitKind
     public var backend: String
     public var device: String
     public var driver: String

@@ -50,10 +50,15 @@ public struct IntHyperDecoder {
         var yShape: Shape
     }
 
-    static func instance(_ set: IntHyperModelSet, width: Int, height: Int) throws -> Instance {
+    /// A picture's geometry and the shapes of z and y under `set` (§3): what the whole
+    /// graphs (`instance`) and the tiled ones (`tiling`) are both sized by.
+    static func shapes(_ set: IntHyperModelSet, width: Int, height: Int) -> (geometry: IntHyperGeometry, z: Shape, y: Shape) {
         let g = IntHyperGeometry(width: width, height: height)
-        let zShape = Shape(set.hyperChannels, g.hyperHeight, g.hyperWidth)
-        let yShape = Shape(set.latentChannels, g.latentHeight, g.latentWidth)
+        return (g, Shape(set.hyperChannels, g.hyperHeight, g.hyperWidth), Shape(set.latentChannels, g.latentHeight, g.latentWidth))
+    }
+
+    static func instance(_ set: IntHyperModelSet, width: Int, height: Int) throws -> Instance {
+        let (g, zShape, yShape) = shapes(set, width: width, height: height)
         let hs: IntegerGraph, gs: IntegerGraph
         do {
             hs = try GraphResizing.resized(set.hyperSynthesis, height: zShape.height, width: zShape.width)
@@ -80,9 +85,7 @@ public struct IntHyperDecoder {
     }
 
     static func tiling(_ set: IntHyperModelSet, width: Int, height: Int) throws -> Tiling {
-        let g = IntHyperGeometry(width: width, height: height)
-        let zShape = Shape(set.hyperChannels, g.hyperHeight, g.hyperWidth)
-        let yShape = Shape(set.latentChannels, g.latentHeight, g.latentWidth)
+        let (g, zShape, yShape) = shapes(set, width: width, height: height)
         do {
             let hs = try TiledGraph(set.hyperSynthesis, input: Extent(height: zShape.height, width: zShape.width),
                                     region: Extent(height: yShape.height, width: yShape.width))

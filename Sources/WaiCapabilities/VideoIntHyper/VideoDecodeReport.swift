@@ -21,7 +21,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     /// One unit and how many of the decoded frames it made (more than one entry only when a
     /// unit failed or was demoted mid-sequence and the host moved to the next).
     public struct UnitShare: Codable, Sendable, Equatable {
-        public var unit: String
+        public var unit: UnitKind
         public var backend: String
         public var device: String
         public var frames: Int
@@ -51,8 +51,9 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     public var firstFrame: Int
     public var lastFrame: Int
     public var modelSet: IntHyperDecodeReport.ModelSetInfo
-    /// The unit that decoded the sequence: the one that made the first decoded frame.
-    public var unit: String
+    /// The unit that decoded the sequence: the one that made the first decoded frame; nil
+    /// only until `add` is given a frame.
+    public var unit: UnitKind?
     public var backend: String
     public var device: String
     public var driver: String
@@ -87,7 +88,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         frameRate = p.frameRate; fps = p.frameRate.value; intraPeriod = p.intraPeriod
         frameCount = p.frames.count; firstFrame = range.lowerBound; lastFrame = range.upperBound
         self.modelSet = .init(name: modelSet.name, version: modelSet.version, id: modelSet.idHex)
-        unit = ""; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
+        unit = nil; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
         units = []
         inputBytes = opened.inputBytes
         self.output = output

@@ -36,7 +36,7 @@ extern "C" {
 /* §3: a new minor adds fields at the end of structs and new functions; a new major
  * breaks. waihost_version() returns the library's (MAJOR << 16) | MINOR. */
 #define WAIHOST_API_MAJOR 1u
-#define WAIHOST_API_MINOR 0u
+#define WAIHOST_API_MINOR 1u
 #define WAIHOST_API_VERSION ((WAIHOST_API_MAJOR << 16) | WAIHOST_API_MINOR)
 
 /* §4: what a call returns. The names are waihost_status_name()'s. */
@@ -82,6 +82,10 @@ typedef struct waihost_open_options {
     const char *worker_executable;
     /* Seconds one probe request to a unit worker may take; 0: the default (20 s or WAIHOST_PROBE_TIMEOUT). */
     double probe_timeout_s;
+    /* Since 1.1: how often runs on plugin units are spot-checked (docs/probe.md §7),
+     * "every", "off" or "sample:N"; NULL: from the configuration (WAIHOST_SPOT_CHECK,
+     * waihost.conf; every run unless set). A 1.0 caller's struct_size ends before it: NULL. */
+    const char *spot_check;
 } waihost_open_options;
 
 /* Opens a host. options may be NULL (everything from the environment). Nothing is

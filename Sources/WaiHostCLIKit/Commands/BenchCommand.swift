@@ -69,7 +69,7 @@ enum BenchCommand: Command {
     }
 
     struct Side: Encodable {
-        var unit: String
+        var unit: UnitKind
         var backend: String
         var device: String
         var dispatch: DispatchKind
@@ -142,10 +142,9 @@ enum BenchCommand: Command {
 
         let host = BackendHost(configuration: configuration)
         let sel = o.selection ?? host.configuration.defaultUnit
-        var probe: ProbeResult?
         if sel != .reference {
             let probeProgress = ProbeProgress(enabled: !o.quiet, progress: progress)
-            probe = try host.probe(progress: probeProgress.line)
+            _ = try host.probe(progress: probeProgress.line)
             probeProgress.finish()
         }
         let runner = HostGraphRunner(host: host, selection: sel)
@@ -164,7 +163,7 @@ enum BenchCommand: Command {
         }
         progress.update(runs + 1, of: runs + 1)
         progress.end()
-        let unitSide = side(unitRuns, probe: probe)
+        let unitSide = side(unitRuns)
 
         var refSide: Side?
         if reference {
@@ -172,7 +171,7 @@ enum BenchCommand: Command {
             let r = try IntHyperCodec.decode(bytes, modelSet: set,
                                              runner: ProgressRunner.decoding(set, HostGraphRunner(host: host, selection: .reference), progress))
             progress.end()
-            refSide = side([r], probe: nil)
+            refSide = side([r])
         }
         let speedup = refSide.map { r in
             Stages(entropyMs: r.median.entropyMs / unitSide.median.entropyMs,
@@ -195,7 +194,7 @@ enum BenchCommand: Command {
         return result.identical == false ? ExitCode.failure : ExitCode.ok
     }
 
-    static func side(_ runs: [IntHyperCodec.Decoded], probe: ProbeResult?) -> Side {
+    static func side(_ runs: [IntHyperCodec.Decoded]) -> Side {
         func median(_ f: (IntHyperDecoder.Timings) -> Double) -> Double {
             let v = runs.map { f($0.result.timings) }.sorted()
             return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
@@ -209,7 +208,7 @@ enum BenchCommand: Command {
                                    synthesisMs: median { $0.synthesis }, totalMs: median { $0.total },
                                    spotCheckCPUMs: checked ? median { $0.spotCheckCPU ?? 0 } : nil,
                                    spotCheckWaitMs: checked ? median { $0.spotCheckWait ?? 0 } : nil),
-                    sha256: runs[0].image.sha256, identity: UnitIdentity(r, probe: probe))
+                    sha256: runs[0].image.sha256, identity: UnitIdentity(r))
     }
 
     static func sampleRate(_ path: String) throws -> SampleRate {

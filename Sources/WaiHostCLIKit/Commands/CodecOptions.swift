@@ -25,15 +25,7 @@ enum CodecOptions {
 
     /// `--backend NAME[:INDEX]`: always a backend name, even one spelled like a unit kind.
     static func backendSelection(_ text: String, _ p: ParsedArguments) throws(UsageError) -> UnitSelection {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard let name = parts.first, !name.isEmpty, parts.count <= 2 else {
-            throw p.error("--backend needs NAME or NAME:INDEX, got '\(text)'")
-        }
-        if parts.count == 1 { return .backend(String(name)) }
-        guard let index = Int(parts[1]), index >= 0 else {
-            throw p.error("--backend \(text): unit index '\(parts[1])' is not a non-negative integer")
-        }
-        return .backendUnit(String(name), index)
+        do { return try UnitSelection(backendNaming: text) } catch { throw p.error("--backend \(text): \(error.selectionReason)") }
     }
 
     /// `--long WxH` → (width, height).
@@ -44,6 +36,22 @@ enum CodecOptions {
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
                   (1...limit).contains(w), (1...limit).contains(h) else { return nil }
             return (w, h)
+        }
+    }
+
+    /// How `encode` ends, for a picture and a sequence alike: the summary as one JSON object,
+    /// or its `first` line, the model set and where the graphs ran; on standard error when
+    /// standard output carries the payload (`-o -`).
+    static func printEncodeSummary<Summary: Encodable>(_ summary: Summary, schema: Schema, json: Bool, output: String,
+                                                       set: IntHyperModelSet, unit: UnitKind, backend: String,
+                                                       elapsedMs: Double, first: String) throws {
+        let emit: (String) -> Void = output == "-" ? Output.err : Output.out
+        if json {
+            emit(try JSON.report(summary, schema: schema))
+        } else {
+            emit(first)
+            emit("model set \(set.name) version \(set.version), id \(set.idHex)")
+            emit("graphs ran on \(unit) (\(backend)) in \(ms(elapsedMs)) total")
         }
     }
 

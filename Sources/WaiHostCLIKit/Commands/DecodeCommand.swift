@@ -100,7 +100,7 @@ enum DecodeCommand: Command {
         let host = BackendHost(configuration: o.host.configuration())
         let sel = o.selection ?? host.configuration.defaultUnit
         // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
-        let probe = sel == .reference ? nil : try host.currentProbe()
+        if sel != .reference { _ = try host.currentProbe() }
         progress.begin("decoding \(input == "-" ? "standard input" : input) (\(bytes.count) bytes)")
         let runner = ProgressRunner.decoding(set, HostGraphRunner(host: host, selection: sel), progress)
         let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: runner)
@@ -119,7 +119,7 @@ enum DecodeCommand: Command {
         }
         if let reportPath { try ByteIO.write(Array((try JSON.text(report) + "\n").utf8), to: reportPath) }
         let emit: (String) -> Void = out == "-" ? Output.err : Output.out
-        let identity = UnitIdentity(backend: report.backend, rank: report.rank, driver: report.driver, probe: probe)
+        let identity = UnitIdentity(decoded.result.synthesisReport)
         if json {
             emit(try JSON.report(Merged(base: report, extra: identity), schema: .decode))
         } else {

@@ -130,7 +130,7 @@ enum EncodeCommand: Command {
         var zBytes: Int
         var yBytes: Int
         var modelSet: String
-        var unit: String
+        var unit: UnitKind
         var backend: String
         var elapsedMs: Double
         var identity: UnitIdentity
@@ -187,18 +187,12 @@ enum EncodeCommand: Command {
                         zBytes: result.payload.zStream.count, yBytes: result.payload.yStream.count,
                         modelSet: set.idHex, unit: result.hyperSynthesisReport.unit,
                         backend: result.hyperSynthesisReport.backend, elapsedMs: monotonicMilliseconds() - start,
-                        identity: UnitIdentity(result.hyperSynthesisReport,
-                                               probe: selection == .reference ? nil : try host.currentProbe()))
-        let emit: (String) -> Void = out == "-" ? Output.err : Output.out
-        if json {
-            emit(try JSON.report(s, schema: .encode))
-        } else {
-            emit("\(out): \(raw ? "bare payload" : "WAI1 envelope") of \(IntHyperModelSet.capability), "
-                + "\(picture.width)×\(picture.height), \(bytes.count) bytes (\(CodecOptions.ratio(s.bitsPerPixel)) bpp; "
-                + "z \(s.zBytes) bytes, y \(s.yBytes) bytes)")
-            emit("model set \(set.name) version \(set.version), id \(set.idHex)")
-            emit("graphs ran on \(s.unit) (\(s.backend)) in \(CodecOptions.ms(s.elapsedMs)) total")
-        }
+                        identity: UnitIdentity(result.hyperSynthesisReport))
+        try CodecOptions.printEncodeSummary(s, schema: .encode, json: json, output: out, set: set, unit: s.unit,
+                                            backend: s.backend, elapsedMs: s.elapsedMs,
+                                            first: "\(out): \(raw ? "bare payload" : "WAI1 envelope") of \(IntHyperModelSet.capability), "
+                                                + "\(picture.width)×\(picture.height), \(bytes.count) bytes (\(CodecOptions.ratio(s.bitsPerPixel)) bpp; "
+                                                + "z \(s.zBytes) bytes, y \(s.yBytes) bytes)")
         return ExitCode.ok
     }
 }

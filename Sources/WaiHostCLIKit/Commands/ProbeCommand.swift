@@ -53,16 +53,13 @@ enum ProbeCommand: Command {
             mode = .list
         } else if let name = p.positionals.first {
             if p.has("dump") { throw p.error("--dump is for a whole probe, not one backend") }
-            let parts = name.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count <= 2, let first = parts.first, !first.isEmpty else {
-                throw p.error("NAME needs a backend name or NAME:INDEX, got '\(name)'")
+            let selection: UnitSelection
+            do { selection = try UnitSelection(backendNaming: name) } catch { throw p.error("'\(name)': \(error.selectionReason)") }
+            if case let .backendUnit(backend, index) = selection {
+                mode = .detail(name: backend, index: index)
+            } else {
+                mode = .detail(name: name, index: nil)
             }
-            var index: Int?
-            if parts.count == 2 {
-                guard let i = Int(parts[1]), i >= 0 else { throw p.error("'\(name)': unit index '\(parts[1])' is not a non-negative integer") }
-                index = i
-            }
-            mode = .detail(name: String(first), index: index)
         }
         return Options(mode: mode, json: p.flag("json"), quiet: p.flag("quiet"), host: try HostOptions(p))
     }

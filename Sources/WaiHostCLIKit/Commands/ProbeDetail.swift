@@ -65,7 +65,7 @@ enum ProbeDetail {
             let rec = u.row.record
             lines.append("")
             lines.append("unit \(rec.selector)")
-            lines.append("  kind:         \(rec.unit)")
+            lines.append("  kind:         \(rec.unit.rawValue)")
             lines.append("  device:       \(rec.device.isEmpty ? "-" : rec.device)")
             lines.append("  identity:     \(u.row.extra.deviceIdentity.map(identityText) ?? "no PCI address reported (named by backend, index and device)")")
             lines.append("  driver:       \(rec.driver.isEmpty ? "-" : rec.driver)")

@@ -64,7 +64,7 @@ enum ProbeTable {
         guard !result.units.isEmpty else { return empty }
         let header = ["BACKEND", "DEVICE", "UNIT", "DRIVER", "STATE", "RANK", "SPEED", "REASON"]
         let rows: [[String]] = result.units.map { u in
-            [u.selector, u.device.isEmpty ? "-" : u.device, u.unit, u.driver.isEmpty ? "-" : u.driver,
+            [u.selector, u.device.isEmpty ? "-" : u.device, u.unit.rawValue, u.driver.isEmpty ? "-" : u.driver,
              u.state.rawValue + (u.cached ? "*" : ""), u.rank.map(String.init) ?? "-",
              u.speed.map(speedText) ?? "-", u.state == .accepted ? "" : u.reason]
         }
@@ -92,7 +92,7 @@ enum ProbeTable {
             } else {
                 verdict = r.state.rawValue + ": " + r.reason
             }
-            return [r.selector, r.unit, r.device.isEmpty ? "-" : r.device, r.driver.isEmpty ? "-" : r.driver]
+            return [r.selector, r.unit.rawValue, r.device.isEmpty ? "-" : r.device, r.driver.isEmpty ? "-" : r.driver]
                 + (showIdentity ? [identity ?? "-"] : []) + [verdict]
         }
         var lines = render(header, rows)

@@ -109,7 +109,7 @@ enum RunGraphCommand: Command {
         }
         let result = Result(model: name, seed: seed, report: report, outputs: hashes,
                             outputsSHA256: SHA256.hex(all), elapsedMs: elapsed, runs: times.count,
-                            identity: UnitIdentity(report, probe: selection == .reference ? nil : try host.currentProbe()))
+                            identity: UnitIdentity(report))
         if json {
             Output.out(try JSON.report(result, schema: .runGraph))
         } else {

@@ -70,7 +70,7 @@ enum VideoEncode {
         var bitsPerPixel: Double
         var pictureBytes: [Int]
         var modelSet: String
-        var unit: String
+        var unit: UnitKind
         var backend: String
         var elapsedMs: Double
         enum CodingKeys: String, CodingKey {
@@ -131,24 +131,18 @@ enum VideoEncode {
                                                     chroma: s.chroma, width: s.width, height: s.height, frameRate: s.rate,
                                                     aspect: s.aspect, modelSet: set, runner: runner, envelope: !r.raw)
         try ByteIO.write(encoded.bytes, to: r.output)
-        let first = encoded.reports.first
+        guard let first = encoded.reports.first else { throw CLIError(.failure, "\(r.input): no frame was encoded") }
         let summary = Summary(capability: VideoIntHyperCodec.capability, output: r.output, enveloped: !r.raw, width: s.width,
                               height: s.height, chroma: s.chroma, frameRate: s.rate, frames: range.count,
                               bytes: encoded.bytes.count,
                               bitsPerPixel: Double(encoded.bytes.count * 8) / Double(s.width * s.height * range.count),
-                              pictureBytes: encoded.pictureBytes, modelSet: set.idHex, unit: first?.unit ?? "",
-                              backend: first?.backend ?? "", elapsedMs: monotonicMilliseconds() - start)
-        // With -o - standard output carries the payload, standard error the summary.
-        let emit: (String) -> Void = r.output == "-" ? Output.err : Output.out
-        if r.json {
-            emit(try JSON.report(summary, schema: .videoEncode))
-        } else {
-            emit("\(r.output): \(r.raw ? "bare payload" : "WAI1 envelope") of \(VideoIntHyperCodec.capability), "
-                + "\(range.count) frames of \(s.width)×\(s.height) \(s.chroma.rawValue) at \(s.rate) fps, \(summary.bytes) bytes "
-                + "(\(CodecOptions.ratio(summary.bitsPerPixel)) bpp)")
-            emit("model set \(set.name) version \(set.version), id \(set.idHex)")
-            emit("graphs ran on \(summary.unit) (\(summary.backend)) in \(CodecOptions.ms(summary.elapsedMs)) total")
-        }
+                              pictureBytes: encoded.pictureBytes, modelSet: set.idHex, unit: first.unit,
+                              backend: first.backend, elapsedMs: monotonicMilliseconds() - start)
+        try CodecOptions.printEncodeSummary(summary, schema: .videoEncode, json: r.json, output: r.output, set: set,
+                                            unit: summary.unit, backend: summary.backend, elapsedMs: summary.elapsedMs,
+                                            first: "\(r.output): \(r.raw ? "bare payload" : "WAI1 envelope") of \(VideoIntHyperCodec.capability), "
+                                                + "\(range.count) frames of \(s.width)×\(s.height) \(s.chroma.rawValue) at \(s.rate) fps, \(summary.bytes) bytes "
+                                                + "(\(CodecOptions.ratio(summary.bitsPerPixel)) bpp)")
         return ExitCode.ok
     }
 }
@@ -192,10 +186,12 @@ enum VideoDecode {
         let host = BackendHost(configuration: r.configuration)
         let selection = r.selection ?? host.configuration.defaultUnit
         // Probe (or read cached verdicts) before decoding, so the timings are the decode's.
-        let probe = selection == .reference ? nil : try host.currentProbe()
+        if selection != .reference { _ = try host.currentProbe() }
         let header = Y4MHeader(width: p.width, height: p.height, frameRate: p.frameRate, aspect: p.aspect, chroma: p.chroma.y4m)
         var sink = try FrameSink(path: r.output)
         var report = VideoDecodeReport(opened, modelSet: set, range: range, output: r.output, outputFormat: rgb ? "rgb8" : "y4m")
+        // The first frame's unit is the one the report names; its identity comes from its run report.
+        var first: RunReport?
         do {
             if !rgb { try sink.write(header.serialized()) }
             let decodeStart = monotonicMilliseconds()
@@ -203,6 +199,7 @@ enum VideoDecode {
                                           frames: range) { frame in
                 try sink.write(rgb ? frame.image.pixels : try Y4MWriter.frame(frame.planes, header: header))
                 report.add(frame)
+                if first == nil { first = frame.report }
             }
             report.finish(totalMs: monotonicMilliseconds() - decodeStart)
             try sink.commit()
@@ -212,8 +209,8 @@ enum VideoDecode {
         }
         if let path = r.reportPath { try ByteIO.write(Array((try JSON.text(report) + "\n").utf8), to: path) }
         let emit: (String) -> Void = r.output == "-" ? Output.err : Output.out
-        let identity = UnitIdentity(backend: report.backend, rank: report.rank, driver: report.driver, probe: probe)
-        emit(r.json ? try JSON.report(Merged(base: report, extra: identity), schema: .videoDecode) : text(report))
+        guard let first else { throw CLIError(.failure, "\(r.input): no frame was decoded") }
+        emit(r.json ? try JSON.report(Merged(base: report, extra: UnitIdentity(first)), schema: .videoDecode) : text(report))
         return ExitCode.ok
     }
 
@@ -225,7 +222,7 @@ enum VideoDecode {
                 + "\(r.frameCount) frames, intra period \(r.intraPeriod), \(r.inputBytes) bytes in",
             "frames:     \(r.firstFrame)..\(r.lastFrame) decoded (\(r.frames.count))",
             "model set:  \(r.modelSet.name) version \(r.modelSet.version)",
-            "unit:       \(r.unit)",
+            "unit:       \(r.unit?.rawValue ?? "-")",
             "backend:    \(r.backend)",
             "device:     \(r.device)",
             "driver:     \(r.driver)",

@@ -39,26 +39,22 @@ struct DeviceIdentity: Encodable, Equatable {
     }
 }
 
-/// Which probed unit a run report names, with its identity: `unit_index`, `selector`
-/// ("cpu:0") and `device_identity` added to every report of a run.
+/// Which unit a run report names, with its identity: `unit_index`, `selector` ("cpu:0",
+/// "reference") and `device_identity` added to every report of a run.
 struct UnitIdentity: Encodable, Equatable {
     var unitIndex: Int?
-    var selector: String
+    var selector: UnitRef
     var deviceIdentity: DeviceIdentity?
 
     enum CodingKeys: String, CodingKey { case unitIndex = "unit_index", selector, deviceIdentity = "device_identity" }
 
-    /// The probe row a report came from: the accepted unit of that backend with that rank
-    /// (ranks are unique among accepted units); the reference interpreter has none.
-    init(backend: String, rank: Int?, driver: String, probe: ProbeResult?) {
-        let row = rank.flatMap { rank in probe?.units.first { $0.backend == backend && $0.rank == rank && $0.state == .accepted } }
-        unitIndex = row?.index
-        selector = row?.selector ?? backend
-        let identity = DeviceIdentity(driver: row?.driver ?? driver)
+    /// `driver` is the unit's as the probe recorded it (a run report carries it).
+    init(_ ref: UnitRef, driver: String) {
+        unitIndex = ref.index
+        selector = ref
+        let identity = DeviceIdentity(driver: driver)
         deviceIdentity = identity.isEmpty ? nil : identity
     }
 
-    init(_ report: RunReport, probe: ProbeResult?) {
-        self.init(backend: report.backend, rank: report.rank, driver: report.driver, probe: probe)
-    }
+    init(_ report: RunReport) { self.init(report.ref, driver: report.driver) }
 }

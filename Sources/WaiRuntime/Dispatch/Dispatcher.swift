@@ -48,7 +48,7 @@ public enum Dispatcher {
 
     static func matches(_ selection: UnitSelection, _ row: UnitProbeRecord) -> Bool {
         switch selection {
-        case .kind(let k): return row.unit == k.rawValue && row.index != nil
+        case .kind(let k): return row.unit.kind == k && row.index != nil
         case .backend(let name): return row.backend == name && row.index != nil
         case let .backendUnit(name, index): return row.backend == name && row.index == index
         case .best, .reference: return false

@@ -1,9 +1,12 @@
 /// What ran a graph and why: returned with every run's outputs.
-public struct RunReport: Codable, Sendable, Equatable {
-    /// "cpu" | "gpu" | "other" (the reference interpreter: "cpu").
-    public var unit: String
+public struct RunReport: Encodable, Sendable, Equatable {
+    /// The unit's kind (the reference interpreter: cpu).
+    public var unit: UnitKind
+    /// Exactly where it ran: that unit of that backend, or the reference interpreter; the
+    /// CLI's `selector` and `unit_index` and the C API's `unit_index` (not in this JSON).
+    public var ref: UnitRef
     /// The plugin's name, or "reference".
-    public var backend: String
+    public var backend: String { ref.backend }
     public var device: String
     public var driver: String
     /// Why this unit: "ranked_first", "forced", "dispatch_unit_inexact", … in JSON.
@@ -26,9 +29,19 @@ public struct RunReport: Codable, Sendable, Equatable {
         case spotCheckCPUMilliseconds = "spot_check_cpu_ms", spotCheckWaitMilliseconds = "spot_check_wait_ms"
     }
 
-    public init(unit: String, backend: String, device: String, driver: String, dispatch: DispatchKind,
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(unit, forKey: .unit); try c.encode(backend, forKey: .backend)
+        try c.encode(device, forKey: .device); try c.encode(driver, forKey: .driver)
+        try c.encode(dispatch, forKey: .dispatch); try c.encode(reason, forKey: .reason)
+        try c.encodeIfPresent(rank, forKey: .rank); try c.encodeIfPresent(qualification, forKey: .qualification)
+        try c.encodeIfPresent(spotCheckCPUMilliseconds, forKey: .spotCheckCPUMilliseconds)
+        try c.encodeIfPresent(spotCheckWaitMilliseconds, forKey: .spotCheckWaitMilliseconds)
+    }
+
+    public init(unit: UnitKind, ref: UnitRef, device: String, driver: String, dispatch: DispatchKind,
                 reason: String, rank: Int?) {
-        self.unit = unit; self.backend = backend; self.device = device; self.driver = driver
+        self.unit = unit; self.ref = ref; self.device = device; self.driver = driver
         self.dispatch = dispatch; self.reason = reason; self.rank = rank
     }
 }

@@ -94,7 +94,7 @@ public enum ExactnessProbe {
         let spec = graph.tensors[t]
         let shape = spec.shape
         let node = graph.nodes.firstIndex { $0.output == t } ?? -1
-        let op = node >= 0 ? graph.nodes[node].op.name : "input"
+        let op = MismatchSite(tensor: t, in: graph)
         let plane = shape.height * shape.width
         let unwritten = got == OutputSentinel.value(outside: spec.interval) && !spec.interval.contains(Int64(got))
         return ProbeMismatch(stage: stage, graph: caseName, op: op, node: node, tensor: spec.name,

@@ -9,7 +9,8 @@ public enum ProbeState: String, Codable, Sendable {
 public struct ProbeMismatch: Codable, Sendable, Equatable, CustomStringConvertible {
     public var stage: VerdictStage
     public var graph: String
-    public var op: String
+    /// The op that wrote the element (`input`, `output` for what no op wrote).
+    public var op: MismatchSite
     public var node: Int
     public var tensor: String
     public var index: Int
@@ -29,7 +30,7 @@ public struct ProbeMismatch: Codable, Sendable, Equatable, CustomStringConvertib
     /// Runtime demotions: how many spot-checked runs the unit had passed before this one.
     public var runsPassed: Int?
 
-    public init(stage: VerdictStage, graph: String, op: String, node: Int, tensor: String, index: Int,
+    public init(stage: VerdictStage, graph: String, op: MismatchSite, node: Int, tensor: String, index: Int,
                 channel: Int, y: Int, x: Int, expected: Int32, got: Int32, parameters: String? = nil,
                 unwritten: Bool? = nil, run: Int? = nil, runsPassed: Int? = nil) {
         self.stage = stage; self.graph = graph; self.op = op; self.node = node; self.tensor = tensor
@@ -123,8 +124,8 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     /// file changed since.
     public var pluginSHA256: String?
     public var device: String
-    /// "cpu" | "gpu" | "other"; "unknown" on a failed row that has no unit.
-    public var unit: String
+    /// The unit's kind; `unknown` on a failed row that has no unit.
+    public var unit: ProbeRowKind
     /// The unit's index within its backend; nil on a failed row that has no unit.
     public var index: Int?
     public var driver: String
@@ -149,7 +150,7 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     public var listingCached: Bool?
 
     public init(backend: String, path: String, backendVersion: String? = nil, device: String,
-                unit: String, index: Int?, driver: String, state: ProbeState, rank: Int? = nil,
+                unit: ProbeRowKind, index: Int?, driver: String, state: ProbeState, rank: Int? = nil,
                 reason: String, stage: VerdictStage? = nil, mismatch: ProbeMismatch? = nil,
                 speed: ProbeSpeed? = nil, cached: Bool = false) {
         self.backend = backend; self.path = path; self.backendVersion = backendVersion
@@ -158,8 +159,11 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
         self.mismatch = mismatch; self.speed = speed; self.cached = cached
     }
 
-    /// "cpu:0" — how a selection names this unit.
-    public var selector: String { index.map { "\(backend):\($0)" } ?? backend }
+    /// This unit; nil on a row without one.
+    public var ref: UnitRef? { index.map { .unit(backend: backend, index: $0) } }
+
+    /// "cpu:0" — how a selection names this unit; the file name on a row without one.
+    public var selector: String { ref?.description ?? backend }
 
     enum CodingKeys: String, CodingKey {
         case backend, path, backendVersion = "backend_version", pluginSHA256 = "plugin_sha256", device, unit, index, driver, state,

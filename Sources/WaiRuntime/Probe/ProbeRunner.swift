@@ -45,7 +45,7 @@ struct ProbeRunner {
             listings: [String: ProbeCache.Listing], hashes: FileHashes?) {
         let scan = PluginDiscovery.scan(directories: configuration.pluginDirectories)
         var rows: [UnitProbeRecord] = scan.problems.map {
-            UnitProbeRecord(backend: lastComponent($0.path), path: $0.path, device: "", unit: "unknown", index: nil,
+            UnitProbeRecord(backend: lastComponent($0.path), path: $0.path, device: "", unit: .unknown, index: nil,
                             driver: "", state: .failed, reason: "plugin folder \($0.path) cannot be read: \($0.reason)")
         }
         let cache = configuration.cacheDirectory.map { ProbeCache(directory: $0) }
@@ -83,14 +83,14 @@ struct ProbeRunner {
             case let .listed(name, version, sha, units, listingCached, _):
                 if units.isEmpty {
                     rows.append(UnitProbeRecord(backend: name, path: path, backendVersion: version, device: "",
-                                                unit: "unknown", index: nil, driver: "", state: .failed,
+                                                unit: .unknown, index: nil, driver: "", state: .failed,
                                                 reason: "the backend offers no units (no usable device)"))
                 }
                 // A hidden unit is left out as if the backend did not offer it (docs/configuration.md §4).
                 for u in units where configuration.unitFilter.admits(backend: name, index: u.index, kind: u.kind) {
                     let key = ProbeCache.key(pluginSHA256: sha, unit: u)
                     var row = UnitProbeRecord(backend: name, path: path, backendVersion: version, device: u.device,
-                                              unit: u.kind.rawValue, index: u.index, driver: u.driver,
+                                              unit: ProbeRowKind(u.kind), index: u.index, driver: u.driver,
                                               state: .failed, reason: "not probed")
                     row.pluginSHA256 = sha
                     row.listingCached = listingCached
@@ -297,7 +297,7 @@ struct ProbeRunner {
     }
 
     private func failedRow(path: String, reason: String) -> UnitProbeRecord {
-        UnitProbeRecord(backend: lastComponent(path), path: path, device: "", unit: "unknown", index: nil,
+        UnitProbeRecord(backend: lastComponent(path), path: path, device: "", unit: .unknown, index: nil,
                         driver: "", state: .failed, reason: reason)
     }
 

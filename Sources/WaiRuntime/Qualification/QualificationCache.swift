@@ -33,7 +33,7 @@ struct QualificationCache {
 
     static func key(_ row: UnitProbeRecord, pluginSHA256: String, model: ModelGraphID) -> String {
         let fields = ["model-set=" + model.modelSet, "graph=" + model.graph, "plugin-sha256=" + pluginSHA256,
-                      "unit=\(row.index ?? -1)", "kind=" + row.unit, "device=" + row.device, "driver=" + row.driver,
+                      "unit=\(row.index ?? -1)", "kind=" + row.unit.rawValue, "device=" + row.device, "driver=" + row.driver,
                       "host=" + WaiHostVersion.string, "qualification=" + ModelQualification.version]
         return SHA256.hex(Array(fields.joined(separator: "\n").utf8))
     }

@@ -13,6 +13,7 @@ enum QualificationGate {
 
     static func decide(_ row: UnitProbeRecord, graph: IntegerGraph, model: ModelGraphID, book: QualificationBook,
                        run: (IntegerGraph, [TensorValue]) throws -> [TensorValue]) throws -> Decision {
+        guard let ref = row.ref else { return .unitFailed("\(row.selector): the row names no unit") }
         let key = row.pluginSHA256.map { QualificationCache.key(row, pluginSHA256: $0, model: model) }
         let verdict: QualificationVerdict, cached: Bool
         var elapsed: Double?
@@ -32,7 +33,7 @@ enum QualificationGate {
                             warn: { warnings.append($0) })
             }
         }
-        var note = QualificationNote(unit: row.selector, verdict: verdict, cached: cached, milliseconds: elapsed)
+        var note = QualificationNote(unit: ref, verdict: verdict, cached: cached, milliseconds: elapsed)
         note.warning = warnings.isEmpty ? nil : warnings.joined(separator: "; ")
         guard verdict.state == .unqualified else { return .run(note) }
         return .refuse(note, reason: "\(row.selector) is not qualified for \(model.description)"

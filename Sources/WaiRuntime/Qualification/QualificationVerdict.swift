@@ -29,8 +29,8 @@ public struct QualificationVerdict: Codable, Sendable, Equatable {
 /// What a run report says about qualification: for each unit considered for the run, its
 /// verdict for the graph and whether it came from the cache.
 public struct QualificationNote: Codable, Sendable, Equatable {
-    /// The unit ("cpu:0").
-    public var unit: String
+    /// The unit (`cpu:0` in JSON).
+    public var unit: UnitRef
     public var verdict: QualificationVerdict
     /// True when the verdict was read from the cache (this host's or the file), false when
     /// the qualification ran for this run.
@@ -42,7 +42,7 @@ public struct QualificationNote: Codable, Sendable, Equatable {
     /// for this run, but is not remembered); nil when it was.
     public var warning: String?
 
-    public init(unit: String, verdict: QualificationVerdict, cached: Bool, milliseconds: Double? = nil) {
+    public init(unit: UnitRef, verdict: QualificationVerdict, cached: Bool, milliseconds: Double? = nil) {
         self.unit = unit; self.verdict = verdict; self.cached = cached; self.milliseconds = milliseconds
     }
 

@@ -73,7 +73,7 @@ public enum SpotCheck {
             let shape = graph.tensors[t].shape
             guard k < outputs.count, outputs[k].shape == shape, outputs[k].values.count == shape.count else {
                 let got = k < outputs.count ? "shape \(outputs[k].shape) returned" : "no output returned"
-                return ProbeMismatch(stage: stage, graph: graphName, op: "output", node: -1, tensor: graph.tensors[t].name,
+                return ProbeMismatch(stage: stage, graph: graphName, op: .output, node: -1, tensor: graph.tensors[t].name,
                                      index: 0, channel: 0, y: 0, x: 0, expected: 0, got: 0,
                                      parameters: "\(got), \(shape) expected")
             }

@@ -58,7 +58,7 @@ enum WorkerTiming {
         let plane = max(spec.shape.height * spec.shape.width, 1)
         let what = run == 0 ? "warm-up run" : "timed run \(run)"
         return ProbeMismatch(stage: stage, graph: c.name + " (\(what)" + (note.map { ", \($0)" } ?? "") + ")",
-                             op: node >= 0 ? graph.nodes[node].op.name : "input", node: node, tensor: spec.name,
+                             op: MismatchSite(tensor: t, in: graph), node: node, tensor: spec.name,
                              index: i, channel: i / plane, y: (i % plane) / max(spec.shape.width, 1),
                              x: i % max(spec.shape.width, 1), expected: expected, got: got)
     }

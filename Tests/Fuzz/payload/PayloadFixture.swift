@@ -60,7 +60,7 @@ struct ReferenceRunner: GraphRunner {
     func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport) {
         for t in graph.outputs where graph.tensors[t].shape.count > PayloadFixture.maximumElements { throw SkippedLargeRun() }
         return (try ReferenceInterpreter.run(graph, inputs: inputs),
-                RunReport(unit: "cpu", backend: "reference", device: "fuzz", driver: "fuzz", dispatch: .forced,
+                RunReport(unit: .cpu, ref: .reference, device: "fuzz", driver: "fuzz", dispatch: .forced,
                           reason: "fuzzing", rank: nil))
     }
 }

@@ -73,6 +73,19 @@ def test_bad_model_folder_and_unknown_unit_raise(host_options, samples, tmp_path
         assert "cpu:0" in e.value.message, e.value.message
 
 
+def test_the_spot_check_policy_is_an_open_option(host_options, samples):
+    with pytest.raises(waihost.WaihostError) as e:
+        waihost.Host(spot_check="sample:0", **host_options)
+    assert e.value.status_name == "invalid_argument" and '"sample:0"' in e.value.message, e.value.message
+    model, sample = samples / "int_hyper_model", samples / "sample.wai"
+    _, checked = waihost.decode(sample, model=model, unit="cpu:0", spot_check="every", **host_options)
+    _, unchecked = waihost.decode(sample, model=model, unit="cpu:0", spot_check="off", **host_options)
+    assert checked["backend"] == unchecked["backend"] == "cpu"
+    assert "spot_check_cpu_ms" in checked["timings"], checked["timings"]
+    assert "spot_check_cpu_ms" not in unchecked["timings"], unchecked["timings"]
+    assert checked["sha256"] == unchecked["sha256"]
+
+
 def test_a_payload_that_is_neither_bytes_nor_path_is_a_type_error(host_options, samples):
     with pytest.raises(TypeError):
         waihost.decode(12, model=samples / "int_hyper_model", **host_options)

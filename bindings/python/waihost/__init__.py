@@ -54,11 +54,12 @@ def _payload(payload):
 
 class Host:
     """One open host (plugins loaded and graphs prepared are kept between calls).
-    plugin_dirs, cache_dir ("" for none) and worker (the `waihost-unit-worker`
-    executable every plugin runs in) default to the environment, as for the waihost CLI. Usable from
+    plugin_dirs, cache_dir ("" for none), worker (the `waihost-unit-worker`
+    executable every plugin runs in) and spot_check ("every", "off" or "sample:N",
+    docs/probe.md §7) default to the environment, as for the waihost CLI. Usable from
     several threads; close() it (or use `with`) when done."""
 
-    def __init__(self, plugin_dirs=None, cache_dir=None, worker=None, probe_timeout=0.0):
+    def __init__(self, plugin_dirs=None, cache_dir=None, worker=None, probe_timeout=0.0, spot_check=None):
         lib = _capi.lib()
         opts = _capi.OpenOptions()
         opts.struct_size = ctypes.sizeof(opts)
@@ -70,6 +71,7 @@ class Host:
         opts.cache_dir = None if cache_dir is None else os.fsencode(cache_dir)
         opts.worker_executable = None if worker is None else os.fsencode(worker)
         opts.probe_timeout_s = float(probe_timeout)
+        opts.spot_check = None if spot_check is None else spot_check.encode()
         handle = ctypes.c_void_p()
         msg = ctypes.create_string_buffer(_MESSAGE_CAP)
         _check("waihost_open", lib.waihost_open(ctypes.byref(opts), ctypes.byref(handle), msg, _MESSAGE_CAP), msg)

@@ -18,6 +18,7 @@ class OpenOptions(ctypes.Structure):
         ("cache_dir", c_char_p),
         ("worker_executable", c_char_p),
         ("probe_timeout_s", ctypes.c_double),
+        ("spot_check", c_char_p),   # since 1.1
     ]
 
 
