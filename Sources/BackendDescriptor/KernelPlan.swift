@@ -106,6 +106,10 @@ package struct KernelPlan {
                                        items: ty.count, params: [0, offset, Int32(table.count)]))
         case .inverseGDN(let g):
             try lowering.inverseGDN(g, x: x, y: y, input: tx, into: &self)
+        case .warp:
+            // No GPU kernel yet: the unit refuses the graph, and per-op acceptance keeps it
+            // accepted for every other op (docs/probe.md §2).
+            throw BackendFailure.unsupported("graph_prepare: node \(index) (warp): this backend has no warp kernel (docs/integer-ops.md §4.10)")
         }
     }
 }

@@ -27,7 +27,7 @@ final class CPluginTests: XCTestCase {
         XCTAssertEqual(plugin.version, "1.0.0")
         XCTAssertEqual(plugin.abiMinor, WAI_ABI_MINOR)
         XCTAssertEqual(try plugin.units(), [UnitInfo(index: 0, kind: .cpu, device: "plain C test unit",
-                                                     driver: "ref_backend.c 1.0.0 (ABI 1.0)",
+                                                     driver: "ref_backend.c 1.0.0 (ABI 1.1)",
                                                      narrowStorage: true)])
     }
 
