@@ -120,7 +120,7 @@ static void clear_err(char *err, size_t err_cap)
 }
 
 /* The minor this file implements: 1.1 adds the warp; WAI_NO_WARP is the 1.0 backend. */
-#if defined(WAI_NO_WARP)
+#if defined(WAI_NO_WARP) || defined(WAI_DEFECT_ABI_MAJOR) || defined(WAI_DEFECT_TABLE_MAJOR)
 #define PLUGIN_ABI_MINOR 0u
 #define LAST_OP WAI_OP_INVERSE_GDN
 #else
@@ -1221,7 +1221,7 @@ wai_status ENTRY_NAME(uint32_t host_major, uint32_t host_minor, const wai_backen
     if (host_major != PLUGIN_ABI_MAJOR)
         return fail(err, err_cap, WAI_ERR_ABI_MISMATCH,
                     "plugin %s implements backend ABI %u.%u; host offers %u.%u", PLUGIN_NAME,
-                    PLUGIN_ABI_MAJOR, WAI_ABI_MINOR, host_major, host_minor);
+                    PLUGIN_ABI_MAJOR, PLUGIN_ABI_MINOR, host_major, host_minor);
 #endif
     (void)host_minor;
     clear_err(err, err_cap);
