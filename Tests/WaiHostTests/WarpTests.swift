@@ -11,6 +11,12 @@ import WaiHost
 /// (not spatially local, docs/probe.md §7), the CPU backend against the reference, and the
 /// GPU backends refusing it cleanly while staying exact on the other ops.
 final class WarpTests: XCTestCase {
+    override class func tearDown() {
+        CPluginBuilder.shared.removeDefects()
+        HostTestSupport.removeTemporaryDirectories()
+        super.tearDown()
+    }
+
     /// S = 2, C = 1, 2×3, F = 1 (E = 2, E³ = 8). Per position, from §4.10:
     /// (0,0) dx ½: X = 1, blend cols 0,1 of scale 0: acc = 2·2·(0 + 10) = 40 → rnd(40, 3) = 5.
     /// (0,1) dx ½, dy ½, ds ½: all eight weights 1: acc = (10+20+41+50) + (110+120+140−51) = 440 → 55.
@@ -111,6 +117,48 @@ final class WarpTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("not spatially local"), "\($0)")
         }
         XCTAssertNil(SpatialExtents.offsets(graph, origin: (0, 0)))
+    }
+
+    /// Spot checks on a graph with a warp (docs/probe.md §7): a unit that passes the probe
+    /// and goes wrong after 40 runs of a prepared graph (each row's last partial vector of 8
+    /// copied from the row above) is checked on every run — the volume's whole plane on the
+    /// reference — and demoted on the first wrong one, whose bytes are never returned.
+    func testSpotChecksOfAWarpGraphCatchAUnitThatGoesWrong() throws {
+        let dir = try HostTestSupport.temporaryDirectory("warp-after-runs")
+        let b = CPluginBuilder.shared
+        try b.compile(source: b.packageRoot + "/Tests/CPlugins/defect_backend.c",
+                      output: dir + "/" + DefectVariant.afterRuns.fileName,
+                      flags: ["-I", b.includeDir, "-DDEFECT_AFTER_RUNS", "-DAFTER_RUNS_LIMIT=40"])
+        let host = BackendHost(configuration: HostTestSupport.configuration(
+            plugins: [dir], cache: try HostTestSupport.temporaryDirectory("warp-after-runs-cache"), timeout: 600))
+        XCTAssertEqual(try host.probe(fresh: true).accepted.map(\.backend), ["defect-after-runs"])
+
+        // 13 columns: each row ends in a partial vector of 5. One input: the flow a clamp
+        // of it, the volume a conv of it.
+        let (h, w) = (9, 13)
+        var g = GraphBuilder()
+        let x = g.input("x", Shape(3, h, w), storage: .narrow, interval: Interval(lo: -60, hi: 60))
+        let flow = try g.clamp(x, lo: -50, hi: 50, name: "flow")
+        var rng = SplitMix64(seed: 0x5350_4F54)
+        let weights = (0..<(4 * 3 * 9)).map { _ in Int16(rng.int(-4...4)) }
+        let volume = try g.conv2d(x, ConvParams(kernelH: 3, kernelW: 3, stride: 1, pad: 1, weights: weights, bias: [0, 1, 2, 3]))
+        let y = try g.warp(volume, flow, WarpParams(scales: 2, fracBits: 3), name: "y")
+        let graph = try g.build(outputs: [y])
+        var demotion: RunReport?
+        for run in 1...41 {
+            let input = TensorValue(shape: Shape(3, h, w), values: (0..<(3 * h * w)).map { _ in rng.int32(-60, 60) })
+            let (outputs, report) = try host.run(graph, inputs: [input], on: .best)
+            XCTAssertEqual(outputs, try ReferenceInterpreter.run(graph, inputs: [input]), "run \(run): never wrong bytes")
+            if run <= 40 {
+                XCTAssertEqual(report.backend, "defect-after-runs", "run \(run)")
+                XCTAssertNotNil(report.spotCheckCPUMilliseconds, "run \(run) was checked")
+            } else {
+                demotion = report
+            }
+        }
+        let r = try XCTUnwrap(demotion)
+        XCTAssertEqual(r.dispatch, .unitDemoted, r.reason)
+        XCTAssertTrue(r.reason.contains("demoted by a spot check") && r.reason.contains("tensor y"), r.reason)
     }
 
     /// Every unit of the CPU backend (and its one-thread scalar path) against the reference:
