@@ -187,23 +187,43 @@ final class WarpTests: XCTestCase {
                                         on: units)
     }
 
-    /// The GPU backends have no warp kernel: they refuse a warp graph as `unsupported`
-    /// (per-op acceptance then keeps them for the other ops) and still run a graph without
-    /// one exactly. A machine without the driver fails here, as their own tests do.
-    func testGPUBackendsRefuseTheWarpCleanly() throws {
+    /// The OpenCL backend's warp kernel (PoCL in CI) against the reference on the probe's
+    /// warp graphs and the hand case, both storage widths (WAI_OPENCL_NARROW).
+    func testOpenCLBackendMatchesTheReference() throws {
+        // The program is built into a folder of this test's, never the user's cache.
+        setenv("WAI_OPENCL_CACHE_DIR", try HostTestSupport.temporaryDirectory("warp-opencl-programs"), 1)
+        defer { unsetenv("WAI_OPENCL_CACHE_DIR") }
+        var targets: [BackendCases.Target] = []
+        for narrow in [true, false] {
+            setenv("WAI_OPENCL_NARROW", narrow ? "1" : "0", 1)
+            defer { unsetenv("WAI_OPENCL_NARROW") }
+            let plugin = try BackendPlugin.load(path: TestPaths.product("libWaiOpenCLBackend.so"))
+            let units = try plugin.units()
+            XCTAssertFalse(units.isEmpty, "the opencl backend lists no unit (install pocl-opencl-icd)")
+            targets += units.map { ("\($0.device) [\(narrow ? "narrow" : "int32")]", plugin, $0.index) }
+        }
+        let (graph, inputs, _) = try Self.handCase()
+        try BackendCases.assertExact("warp_hand_case", graph, inputs, on: targets)
+        for c in try WarpCases.semantics() + WarpCases.arithmetic() {
+            try BackendCases.assertExact(c.name, c.graph, c.inputs, on: targets)
+        }
+    }
+
+    /// The Vulkan backend has no warp shader: it refuses a warp graph as `unsupported`
+    /// (per-op acceptance then keeps it for the other ops) and still runs a graph without
+    /// one exactly. A machine without the driver fails here, as its own tests do.
+    func testVulkanBackendRefusesTheWarpCleanly() throws {
         let (warpGraph, _, _) = try Self.handCase()
         let (plain, plainInputs) = try HostTestSupport.smallGraph()
-        for name in ["libWaiVulkanBackend.so", "libWaiOpenCLBackend.so"] {
-            let plugin = try BackendPlugin.load(path: TestPaths.product(name))
-            let units = try plugin.units()
-            XCTAssertFalse(units.isEmpty, "\(name) lists no unit")
-            for unit in units {
-                XCTAssertThrowsError(try InProcessUnit(plugin: plugin, unit: unit.index).prepare(warpGraph), name) {
-                    XCTAssertTrue("\($0)".contains("unsupported") && "\($0)".contains("warp"), "\(name): \($0)")
-                }
-                XCTAssertEqual(try InProcessUnit(plugin: plugin, unit: unit.index).prepare(plain).run(plainInputs),
-                               try ReferenceInterpreter.run(plain, inputs: plainInputs), name)
+        let plugin = try BackendPlugin.load(path: TestPaths.product("libWaiVulkanBackend.so"))
+        let units = try plugin.units()
+        XCTAssertFalse(units.isEmpty, "the vulkan backend lists no unit")
+        for unit in units {
+            XCTAssertThrowsError(try InProcessUnit(plugin: plugin, unit: unit.index).prepare(warpGraph)) {
+                XCTAssertTrue("\($0)".contains("unsupported") && "\($0)".contains("warp"), "\($0)")
             }
+            XCTAssertEqual(try InProcessUnit(plugin: plugin, unit: unit.index).prepare(plain).run(plainInputs),
+                           try ReferenceInterpreter.run(plain, inputs: plainInputs))
         }
     }
 }

@@ -44,4 +44,10 @@ struct VulkanLowering: KernelLowering {
             kernel: plan.variant("inverse_gdn", x: x, y: y), buffers: [x, y, beta, gamma], items: tx.count,
             params: [0, Int32(tx.channels), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift)]))
     }
+
+    /// No warp shader yet: the unit refuses a graph with one and stays accepted for every
+    /// other op (docs/probe.md §2, docs/gpu-kernels.md §6).
+    func warp(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output: TensorSpec, index: Int, into plan: inout KernelPlan) throws {
+        throw BackendFailure.unsupported("graph_prepare: node \(index) (warp): the vulkan backend has no warp kernel (docs/integer-ops.md §4.10)")
+    }
 }
