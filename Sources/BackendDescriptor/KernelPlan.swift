@@ -122,8 +122,8 @@ package protocol KernelLowering {
 }
 
 extension KernelPlan {
-    /// The warp's dispatch as the OpenCL kernel takes it: volume in x, flow in the third
-    /// buffer, one item per output element; p: count, C, S, H, W, F.
+    /// The warp's dispatch as both GPU kernels take it: volume in x, flow in the third
+    /// buffer (add's layout), one item per output element; p: count, C, S, H, W, F.
     package mutating func warpDispatch(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output ty: TensorSpec) {
         dispatches.append(Dispatch(kernel: "warp_x\(bits[volume])_b\(bits[flow])_y\(bits[y])", buffers: [volume, y, flow, nil],
                                    items: ty.count,

@@ -45,9 +45,8 @@ struct VulkanLowering: KernelLowering {
             params: [0, Int32(tx.channels), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift)]))
     }
 
-    /// No warp shader yet: the unit refuses a graph with one and stays accepted for every
-    /// other op (docs/probe.md §2, docs/gpu-kernels.md §6).
+    /// Shaders/warp.comp: the same dispatch as OpenCL's, the flow at binding 2.
     func warp(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output: TensorSpec, index: Int, into plan: inout KernelPlan) throws {
-        throw BackendFailure.unsupported("graph_prepare: node \(index) (warp): the vulkan backend has no warp kernel (docs/integer-ops.md §4.10)")
+        plan.warpDispatch(w, volume: volume, flow: flow, y: y, output: output)
     }
 }
