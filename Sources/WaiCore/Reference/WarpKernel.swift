@@ -31,19 +31,18 @@ extension ReferenceKernels {
                 let bz = IntegerMath.clamp(Int64(flow[2 * plane + pos]), 0, maxZ)
                 let x0 = IntegerMath.floorShift(bx, f), y0 = IntegerMath.floorShift(by, f), z0 = IntegerMath.floorShift(bz, f)
                 let (ax, ay, az) = (bx - x0 * e, by - y0 * e, bz - z0 * e)
-                let xs = [Int(x0), min(Int(x0) + 1, w - 1)], ys = [Int(y0), min(Int(y0) + 1, h - 1)]
-                let zs = [Int(z0), min(Int(z0) + 1, s - 1)]
-                let wx = [e - ax, ax], wy = [e - ay, ay], wz = [e - az, az]
+                // The eight corners (r, q, p) ∈ {0, 1}³: index and weight of each axis.
+                let xs = (Int(x0), min(Int(x0) + 1, w - 1)), ys = (Int(y0), min(Int(y0) + 1, h - 1))
+                let zs = (Int(z0), min(Int(z0) + 1, s - 1))
+                let wx = (e - ax, ax), wy = (e - ay, ay), wz = (e - az, az)
                 for ch in 0..<c {
                     var acc: Int64 = 0
-                    for r in 0..<2 {
-                        for q in 0..<2 {
-                            for pp in 0..<2 {
-                                let weight = wz[r] * wy[q] * wx[pp]
-                                let sample = Int64(v[((zs[r] * c + ch) * h + ys[q]) * w + xs[pp]])
-                                acc = try site.int32(acc + weight * sample, "partial sum of acc", index: ch * h * w + index)
-                            }
-                        }
+                    for corner in 0..<8 {
+                        let (r, q, pp) = (corner >> 2, (corner >> 1) & 1, corner & 1)
+                        let weight = (r == 0 ? wz.0 : wz.1) * (q == 0 ? wy.0 : wy.1) * (pp == 0 ? wx.0 : wx.1)
+                        let zi = r == 0 ? zs.0 : zs.1, yi = q == 0 ? ys.0 : ys.1, xi = pp == 0 ? xs.0 : xs.1
+                        let sample = Int64(v[((zi * c + ch) * h + yi) * w + xi])
+                        acc = try site.int32(acc + weight * sample, "partial sum of acc", index: ch * h * w + index)
                     }
                     _ = try site.int32(acc + bias, "acc + 2^(3F−1)", index: ch * h * w + index)
                     y[ch * plane + pos] = Int32(IntegerMath.rnd(acc, shift))
