@@ -52,7 +52,8 @@ public struct WindowValue: Equatable, Sendable {
 }
 
 /// The region machinery (docs/probe.md §7): which window of each tensor determines a window
-/// of an output (every op of docs/integer-ops.md is spatially local), and the graph
+/// of an output (every op of docs/integer-ops.md is spatially local but the warp, whose
+/// volume is needed whole), and the graph
 /// evaluated on those windows alone, with exact borders — zero padding where a window
 /// meets the tensor's edge, real neighbours everywhere else — so its values equal the
 /// same elements of a whole-tensor run of the reference interpreter. Spot checks use it on
