@@ -30,6 +30,8 @@
  *   WAI_DEFECT_WARP_BORDER      warp clamps the integer sample index instead of the
  *                               coordinate, so past an edge it still blends with the next
  *                               sample inwards (docs/integer-ops.md §4.10)
+ *   WAI_DEFECT_WARP_AWAY        warp rounds its ties away from zero (a C kernel's roundf
+ *                               habit) instead of toward +inf
  * and WAI_NO_WARP builds it as an exact ABI 1.0 backend: it knows ops 1-9 only and answers
  * graph_prepare `unsupported` for a warp (docs/backend-abi.md §2.4).
  */
@@ -70,6 +72,8 @@
 #define DEFECT_SUFFIX "-oom-large"
 #elif defined(WAI_DEFECT_WARP_BORDER)
 #define DEFECT_SUFFIX "-warp-border"
+#elif defined(WAI_DEFECT_WARP_AWAY)
+#define DEFECT_SUFFIX "-warp-away"
 #elif defined(WAI_NO_WARP)
 #define DEFECT_SUFFIX "-abi-1-0"
 #else
@@ -483,7 +487,13 @@ static void run_warp(const node *n, tensor_buf *tb)
                     for (int q = 0; q < 2; q++)
                         for (int s = 0; s < 2; s++)
                             acc += wz[r] * wy[q] * wx[s] * load(v, at(v, (size_t)zs[r] * C + c, ys[q], xs[s]));
+#if defined(WAI_DEFECT_WARP_AWAY)
+                /* The defect: |acc| rounded and the sign put back, ties away from zero. */
+                int32_t mag = round_shift(acc < 0 ? -acc : acc, 3 * f);
+                store(y, (size_t)c * plane + p, acc < 0 ? -mag : mag);
+#else
                 store(y, (size_t)c * plane + p, round_shift(acc, 3 * f));
+#endif
             }
         }
 }

@@ -53,6 +53,8 @@ final class CPluginProbeTests: XCTestCase {
         XCTAssertEqual(narrow?.got, -32767)
         try assertRejected(row(.tconvPad), stage: .arithmetic, ops: ["conv_transpose2d"])
         try assertRejected(row(.warpBorder), stage: .semantics, ops: ["warp"])
+        let away = try assertRejected(row(.warpAway), stage: .semantics, ops: ["warp"])
+        XCTAssertEqual(away?.graph, "warp_ties", "a tie of a negative acc is where it differs")
 
         let crash = try row(.crash)
         XCTAssertEqual(crash.state, .rejected, crash.reason)

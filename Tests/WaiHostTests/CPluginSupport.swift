@@ -18,6 +18,7 @@ enum CPluginVariant: String, CaseIterable {
     case noEntry = "NO_ENTRY"
     case oomLarge = "OOM_LARGE"
     case warpBorder = "WARP_BORDER"
+    case warpAway = "WARP_AWAY"
     /// Exact, but an ABI 1.0 backend: knows no warp (docs/backend-abi.md §2.4).
     case noWarp = "NO_WARP"
 
