@@ -168,7 +168,7 @@ final class WarpTests: XCTestCase {
         let units = try CPUBackendTests.backends()
         let (graph, inputs, _) = try Self.handCase()
         try CPUBackendTests.assertExact("warp_hand_case", graph, inputs, on: units)
-        for c in try WarpCases.semantics() + WarpCases.arithmetic() {
+        for c in try WarpCases.semantics() + WarpCases.arithmetic() + WarpCases.scale() {
             try CPUBackendTests.assertExact(c.name, c.graph, c.inputs, on: units)
         }
         var rng = SplitMix64(seed: 0x4350_5557)
@@ -208,7 +208,7 @@ final class WarpTests: XCTestCase {
         }
         let (graph, inputs, _) = try Self.handCase()
         try BackendCases.assertExact("warp_hand_case", graph, inputs, on: targets)
-        for c in try WarpCases.semantics() + WarpCases.arithmetic() {
+        for c in try WarpCases.semantics() + WarpCases.arithmetic() + WarpCases.scale() {
             try BackendCases.assertExact(c.name, c.graph, c.inputs, on: targets)
         }
     }

@@ -48,7 +48,7 @@ public enum ProbeSuite {
         case .widths: return try WidthCases.all()
         case .parameters: return try ParameterCases.all()
         case .channels: return try ChannelCases.all()
-        case .scale: return try ScaleCases.all()
+        case .scale: return try ScaleCases.all() + WarpCases.scale()
         case .repetition:
             // Built from the repeated cases of ProbeStage.repeatedFrom by the session.
             return try ProbeStage.repeatedFrom.flatMap { try cases($0, codecVectors: codecVectors) }.filter(\.repeated)

@@ -23,6 +23,25 @@ enum WarpCases {
         return cases
     }
 
+    /// `scale`: a 259×263 plane (68117 positions, past 2^16, not a multiple of it) with
+    /// offsets reaching across the whole plane, so sample indices far from the output's own
+    /// position and past 16 bits are formed, at both widths of the volume.
+    static func scale() throws -> [ProbeCase] {
+        try [Storage.narrow, .wide].map { storage in
+            var rng = SplitMix64(seed: 0x5343_414C &+ UInt64(storage.rawValue))
+            let (c, s, h, w, f) = (2, 3, 259, 263, 4)
+            let e = Int64(1) << f
+            let iv = storage == .narrow ? G.interval(-32768, 32767) : G.interval(-200_000, 200_000)
+            let flowIv = G.interval(-Int64(w + 8) * e, Int64(w + 8) * e)
+            var b = GraphBuilder()
+            let (v, fl) = inputs(&b, c: c, s: s, h: h, w: w, volume: iv, flow: flowIv, storage: storage)
+            let y = try b.warp(v, fl, WarpParams(scales: s, fracBits: f), name: "y")
+            return try G.finish(b, last: y, name: "warp_plane_2e16_\(storage == .narrow ? "narrow" : "wide")",
+                                inputs: [TensorValue(shape: Shape(s * c, h, w), values: G.values(&rng, count: s * c * h * w, in: iv)),
+                                         TensorValue(shape: Shape(3, h, w), values: G.values(&rng, count: 3 * h * w, in: flowIv))])
+        }
+    }
+
     /// A (S·C)×H×W volume input and a 3×H×W flow input.
     private static func inputs(_ b: inout GraphBuilder, c: Int, s: Int, h: Int, w: Int,
                                volume: Interval, flow: Interval, storage: Storage) -> (Int, Int) {
