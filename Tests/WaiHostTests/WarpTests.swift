@@ -176,7 +176,7 @@ final class WarpTests: XCTestCase {
             let c = try WarpCases.random(&rng, narrow: k % 2 == 0, name: "warp_random_\(k)")
             try CPUBackendTests.assertExact(c.name, c.graph, c.inputs, on: units)
         }
-        // A frame-sized case: 3 channels, 6 scales (ssf2020's volume), 37×53, F = 4.
+        // A larger case: 3 channels, 6 scales, 37×53, F = 4: many row tasks, every pool thread.
         var b = GraphBuilder()
         let (h, w) = (37, 53)
         let v = b.input("volume", Shape(18, h, w), storage: .narrow, interval: Interval(lo: 0, hi: 255))
