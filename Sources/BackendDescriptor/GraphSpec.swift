@@ -38,6 +38,12 @@ package struct InverseGDNSpec {
     package let outShift: Int
 }
 
+/// docs/integer-ops.md §4.10; inputs are the volume, then the flow.
+package struct WarpSpec {
+    package let scales: Int
+    package let fracBits: Int
+}
+
 package enum OpSpec {
     case conv(ConvSpec)
     case requantize(RequantizeSpec)
@@ -47,6 +53,7 @@ package enum OpSpec {
     case concat
     case lookup(table: [Int32], offset: Int32)
     case inverseGDN(InverseGDNSpec)
+    case warp(WarpSpec)
 
     /// Its row of the op table.
     package var kind: OpKind {
@@ -59,6 +66,7 @@ package enum OpSpec {
         case .concat: return .concat
         case .lookup: return .lookup
         case .inverseGDN: return .inverseGDN
+        case .warp: return .warp
         }
     }
 

@@ -106,6 +106,8 @@ package struct KernelPlan {
                                        items: ty.count, params: [0, offset, Int32(table.count)]))
         case .inverseGDN(let g):
             try lowering.inverseGDN(g, x: x, y: y, input: tx, into: &self)
+        case .warp(let p):
+            try lowering.warp(p, volume: x, flow: node.inputs[1], y: y, output: ty, index: index, into: &self)
         }
     }
 }
@@ -114,4 +116,17 @@ package struct KernelPlan {
 package protocol KernelLowering {
     func conv(_ node: KernelPlan.ConvNode, into plan: inout KernelPlan) throws
     func inverseGDN(_ g: InverseGDNSpec, x: Int, y: Int, input: TensorSpec, into plan: inout KernelPlan) throws
+    /// docs/integer-ops.md §4.10; a backend without a warp kernel throws `unsupported`, and
+    /// per-op acceptance keeps it for every other op (docs/probe.md §2).
+    func warp(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output: TensorSpec, index: Int, into plan: inout KernelPlan) throws
+}
+
+extension KernelPlan {
+    /// The warp's dispatch as both GPU kernels take it: volume in x, flow in the third
+    /// buffer (add's layout), one item per output element; p: count, C, S, H, W, F.
+    package mutating func warpDispatch(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output ty: TensorSpec) {
+        dispatches.append(Dispatch(kernel: "warp_x\(bits[volume])_b\(bits[flow])_y\(bits[y])", buffers: [volume, y, flow, nil],
+                                   items: ty.count,
+                                   params: [0, Int32(ty.channels), Int32(w.scales), Int32(ty.height), Int32(ty.width), Int32(w.fracBits)]))
+    }
 }

@@ -22,7 +22,7 @@ struct NodeReader {
 
     func read() throws -> NodeSpec {
         guard OpKind(rawValue: desc.op) != nil else {
-            throw BackendFailure.unsupported("graph_prepare: node \(index) has op code \(desc.op), which this backend does not know (ABI 1.0 ops are \(OpKind.codeRange))")
+            throw BackendFailure.unsupported("graph_prepare: node \(index) has op code \(desc.op), which this backend does not know (the ops it knows are \(OpKind.codeRange))")
         }
         let arity = Int(desc.n_inputs)
         guard arity >= 1, arity <= 1 << 16 else { throw fail("has \(arity) inputs; 1…65536 expected") }
@@ -135,6 +135,19 @@ struct NodeReader {
             let len = Int(desc.table_len)
             guard (1...65536).contains(len) else { throw fail("table_len \(len) outside 1…65536 (docs/integer-ops.md §4.8)") }
             op = .lookup(table: try array(desc.table, len, "table"), offset: desc.table_offset)
+
+        case WAI_OP_WARP.rawValue:
+            try expectArity(2)
+            let v = tensors[inputs[0]], f = tensors[inputs[1]]
+            let s = Int(desc.block), bits = Int(desc.out_shift)
+            guard (1...64).contains(s) else { throw fail("scales (block) \(s) outside 1…64 (docs/integer-ops.md §4.10)") }
+            guard (0...10).contains(bits) else { throw fail("frac_bits (out_shift) \(bits) outside 0…10 (docs/integer-ops.md §4.10)") }
+            guard v.channels % s == 0 else { throw fail("volume has \(v.channels) channels, not a multiple of \(s) scales (docs/integer-ops.md §4.10)") }
+            guard f.channels == 3, f.height == v.height, f.width == v.width else {
+                throw fail("flow is \(f.shapeText), 3×\(v.height)×\(v.width) expected (docs/integer-ops.md §4.10)")
+            }
+            try expectShape(v.channels / s, v.height, v.width, "§4.10")
+            op = .warp(WarpSpec(scales: s, fracBits: bits))
 
         default: // WAI_OP_INVERSE_GDN
             try expectArity(1)

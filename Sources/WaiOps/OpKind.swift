@@ -14,6 +14,8 @@ public enum OpKind: UInt32, CaseIterable, Sendable {
     case concat = 7
     case lookup = 8
     case inverseGDN = 9
+    /// Appended in ABI 1.1 (docs/backend-abi.md §13).
+    case warp = 10
 
     public var name: String {
         switch self {
@@ -26,13 +28,14 @@ public enum OpKind: UInt32, CaseIterable, Sendable {
         case .concat: return "concat"
         case .lookup: return "lookup"
         case .inverseGDN: return "inverse_gdn"
+        case .warp: return "warp"
         }
     }
 
     /// The number of inputs; nil for concat, which takes one or more (§4.7).
     public var inputCount: Int? {
         switch self {
-        case .add: return 2
+        case .add, .warp: return 2
         case .concat: return nil
         default: return 1
         }
@@ -43,6 +46,6 @@ public enum OpKind: UInt32, CaseIterable, Sendable {
         self = k
     }
 
-    /// "1…9": the codes this table knows, for messages refusing another.
+    /// "1…10": the codes this table knows, for messages refusing another.
     public static var codeRange: String { "\(allCases.first!.rawValue)…\(allCases.last!.rawValue)" }
 }

@@ -82,7 +82,7 @@ static void defect_run_node(const struct node *n, struct wai_prepared_graph *g);
 #define DEFECT_NAME "defect-none"
 #endif
 #define DEFECT_DEVICE "plain C defect unit"
-#define DEFECT_DRIVER "defect_backend.c " PLUGIN_VERSION " (ABI 1.0)"
+#define DEFECT_DRIVER "defect_backend.c " PLUGIN_VERSION " (ABI 1.1)"
 
 #define SIMD_LANES 8
 #define TILE_COLUMNS 64

@@ -27,6 +27,13 @@
  *   WAI_DEFECT_NO_ENTRY         exports no wai_backend_entry
  *   WAI_DEFECT_OOM_LARGE        exact, but graph_prepare runs out of memory on any tensor of
  *                               more than 2^20 elements (passes the probe, fails big graphs)
+ *   WAI_DEFECT_WARP_BORDER      warp clamps the integer sample index instead of the
+ *                               coordinate, so past an edge it still blends with the next
+ *                               sample inwards (docs/integer-ops.md §4.10)
+ *   WAI_DEFECT_WARP_AWAY        warp rounds its ties away from zero (a C kernel's roundf
+ *                               habit) instead of toward +inf
+ * and WAI_NO_WARP builds it as an exact ABI 1.0 backend: it knows ops 1-9 only and answers
+ * graph_prepare `unsupported` for a warp (docs/backend-abi.md §2.4).
  */
 #include "wai_backend.h"
 
@@ -63,6 +70,12 @@
 #define DEFECT_SUFFIX "-no-entry"
 #elif defined(WAI_DEFECT_OOM_LARGE)
 #define DEFECT_SUFFIX "-oom-large"
+#elif defined(WAI_DEFECT_WARP_BORDER)
+#define DEFECT_SUFFIX "-warp-border"
+#elif defined(WAI_DEFECT_WARP_AWAY)
+#define DEFECT_SUFFIX "-warp-away"
+#elif defined(WAI_NO_WARP)
+#define DEFECT_SUFFIX "-abi-1-0"
 #else
 #define DEFECT_SUFFIX ""
 #endif
@@ -75,7 +88,11 @@
 #ifndef UNIT_KIND
 #define UNIT_KIND WAI_UNIT_CPU
 #endif
+#if defined(WAI_NO_WARP)
 #define UNIT_DRIVER "ref_backend.c " PLUGIN_VERSION " (ABI 1.0)"
+#else
+#define UNIT_DRIVER "ref_backend.c " PLUGIN_VERSION " (ABI 1.1)"
+#endif
 
 #if defined(WAI_DEFECT_ABI_MAJOR) || defined(WAI_DEFECT_TABLE_MAJOR)
 #define PLUGIN_ABI_MAJOR 2u
@@ -106,9 +123,18 @@ static void clear_err(char *err, size_t err_cap)
         err[0] = '\0';
 }
 
+/* The minor this file implements: 1.1 adds the warp; WAI_NO_WARP is the 1.0 backend. */
+#if defined(WAI_NO_WARP) || defined(WAI_DEFECT_ABI_MAJOR) || defined(WAI_DEFECT_TABLE_MAJOR)
+#define PLUGIN_ABI_MINOR 0u
+#define LAST_OP WAI_OP_INVERSE_GDN
+#else
+#define PLUGIN_ABI_MINOR WAI_ABI_MINOR
+#define LAST_OP WAI_OP_WARP
+#endif
+
 static int known_op(uint32_t op)
 {
-    return op >= WAI_OP_CONV2D && op <= WAI_OP_INVERSE_GDN;
+    return op >= WAI_OP_CONV2D && op <= LAST_OP;
 }
 
 static const char *op_name(uint32_t op)
@@ -123,6 +149,7 @@ static const char *op_name(uint32_t op)
     case WAI_OP_CONCAT: return "concat";
     case WAI_OP_LOOKUP: return "lookup";
     case WAI_OP_INVERSE_GDN: return "inverse_gdn";
+    case WAI_OP_WARP: return "warp";
     }
     return "unknown op";
 }
@@ -413,6 +440,64 @@ static void run_inverse_gdn(const node *n, tensor_buf *tb, int32_t *sq)
     }
 }
 
+/* docs/integer-ops.md §4.10: clamp each coordinate to the border, split it into a sample
+ * index and a fraction of F bits, blend the eight neighbours with exact weights, round
+ * once by 3F bits. The certificate keeps every sum in int32. */
+static int32_t clamp_coordinate(int32_t u, int32_t n, int32_t e, int32_t *index, int32_t *frac, uint32_t f)
+{
+#if defined(WAI_DEFECT_WARP_BORDER)
+    /* The defect: the index is clamped, the fraction kept, as a kernel that splits first
+     * does: past an edge it still blends with the next sample inwards. */
+    int32_t i0 = clamp32(floor_shift(u, f), 0, n - 1);
+    *frac = u - floor_shift(u, f) * e;
+    if (i0 == n - 1)
+        *frac = 0;
+    *index = i0;
+    return i0;
+#else
+    int32_t c = clamp32(u, 0, (n - 1) * e);
+    *index = floor_shift(c, f);
+    *frac = c - *index * e;
+    return *index;
+#endif
+}
+
+static void run_warp(const node *n, tensor_buf *tb)
+{
+    const tensor_buf *v = &tb[n->inputs[0]], *fl = &tb[n->inputs[1]];
+    tensor_buf *y = &tb[n->output];
+    const uint32_t f = n->out_shift;
+    const int32_t e = (int32_t)1 << f, S = (int32_t)n->block;
+    const int32_t H = (int32_t)y->h, W = (int32_t)y->w, C = (int32_t)y->c;
+    const size_t plane = (size_t)H * W;
+    for (int32_t i = 0; i < H; i++)
+        for (int32_t j = 0; j < W; j++) {
+            const size_t p = (size_t)i * W + j;
+            int32_t x0, ax, y0, ay, z0, az;
+            clamp_coordinate(j * e + load(fl, p), W, e, &x0, &ax, f);
+            clamp_coordinate(i * e + load(fl, plane + p), H, e, &y0, &ay, f);
+            clamp_coordinate(load(fl, 2 * plane + p), S, e, &z0, &az, f);
+            const int32_t xs[2] = { x0, x0 + 1 < W ? x0 + 1 : W - 1 };
+            const int32_t ys[2] = { y0, y0 + 1 < H ? y0 + 1 : H - 1 };
+            const int32_t zs[2] = { z0, z0 + 1 < S ? z0 + 1 : S - 1 };
+            const int32_t wx[2] = { e - ax, ax }, wy[2] = { e - ay, ay }, wz[2] = { e - az, az };
+            for (int32_t c = 0; c < C; c++) {
+                int32_t acc = 0;
+                for (int r = 0; r < 2; r++)
+                    for (int q = 0; q < 2; q++)
+                        for (int s = 0; s < 2; s++)
+                            acc += wz[r] * wy[q] * wx[s] * load(v, at(v, (size_t)zs[r] * C + c, ys[q], xs[s]));
+#if defined(WAI_DEFECT_WARP_AWAY)
+                /* The defect: |acc| rounded and the sign put back, ties away from zero. */
+                int32_t mag = round_shift(acc < 0 ? -acc : acc, 3 * f);
+                store(y, (size_t)c * plane + p, acc < 0 ? -mag : mag);
+#else
+                store(y, (size_t)c * plane + p, round_shift(acc, 3 * f));
+#endif
+            }
+        }
+}
+
 static void run_node(const node *n, wai_prepared_graph *g)
 {
     switch (n->op) {
@@ -425,6 +510,7 @@ static void run_node(const node *n, wai_prepared_graph *g)
     case WAI_OP_CONCAT: run_concat(n, g->tensors); break;
     case WAI_OP_LOOKUP: run_lookup(n, g->tensors); break;
     case WAI_OP_INVERSE_GDN: run_inverse_gdn(n, g->tensors, g->scratch); break;
+    case WAI_OP_WARP: run_warp(n, g->tensors); break;
     }
 }
 
@@ -583,7 +669,7 @@ static wai_status check_op(const checker *ck, uint32_t index, const wai_node_des
 {
     const wai_tensor_desc *y = tdesc(ck, d->output);
     const wai_tensor_desc *x = tdesc(ck, d->inputs[0]);
-    const uint32_t want_inputs = d->op == WAI_OP_ADD ? 2 : 1;
+    const uint32_t want_inputs = d->op == WAI_OP_ADD || d->op == WAI_OP_WARP ? 2 : 1;
     if (d->op != WAI_OP_CONCAT && d->n_inputs != want_inputs)
         return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "%u inputs, the op takes %u", d->n_inputs,
                          want_inputs);
@@ -661,8 +747,20 @@ static wai_status check_op(const checker *ck, uint32_t index, const wai_node_des
             if (d->gamma[k] < 0 || (k < x->channels && d->beta[k] < 0))
                 return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "negative beta or gamma");
         return WAI_OK;
+    case WAI_OP_WARP: {
+        const wai_tensor_desc *fl = tdesc(ck, d->inputs[1]);
+        if (d->block < 1 || d->block > 64 || d->out_shift > 10)
+            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "scales %u outside 1..64 or frac_bits %u outside 0..10",
+                             d->block, d->out_shift);
+        if ((uint64_t)y->channels * d->block != x->channels || y->height != x->height || y->width != x->width ||
+            fl->channels != 3 || fl->height != x->height || fl->width != x->width)
+            return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "volume %ux%ux%u, flow %ux%ux%u, output %ux%ux%u do not fit %u scales",
+                             x->channels, x->height, x->width, fl->channels, fl->height, fl->width,
+                             y->channels, y->height, y->width, d->block);
+        return WAI_OK;
     }
-    return NODE_FAIL(WAI_ERR_UNSUPPORTED, "op code %u is not part of ABI 1.0", d->op);
+    }
+    return NODE_FAIL(WAI_ERR_UNSUPPORTED, "op code %u is not an op this backend knows (1..%u)", d->op, (unsigned)LAST_OP);
 }
 
 /* Structure of one node: known op, indices in range, written once, inputs already written. */
@@ -670,7 +768,7 @@ static wai_status check_node(const checker *ck, uint32_t index, const wai_node_d
                              unsigned char *written)
 {
     if (!known_op(d->op))
-        return NODE_FAIL(WAI_ERR_UNSUPPORTED, "op code %u is not part of ABI 1.0", d->op);
+        return NODE_FAIL(WAI_ERR_UNSUPPORTED, "op code %u is not an op this backend knows (1..%u)", d->op, (unsigned)LAST_OP);
     if (d->n_inputs < 1 || d->inputs == NULL)
         return NODE_FAIL(WAI_ERR_INVALID_ARGUMENT, "no inputs");
     for (uint32_t q = 0; q < d->n_inputs; q++) {
@@ -1093,7 +1191,7 @@ static const wai_backend_iface plain_iface = {
     .struct_size = sizeof(wai_backend_iface),
 #endif
     .abi_major = PLUGIN_ABI_MAJOR,
-    .abi_minor = WAI_ABI_MINOR,
+    .abi_minor = PLUGIN_ABI_MINOR,
     .name = PLUGIN_NAME,
     .version = PLUGIN_VERSION,
     .open = plain_open,
@@ -1133,7 +1231,7 @@ wai_status ENTRY_NAME(uint32_t host_major, uint32_t host_minor, const wai_backen
     if (host_major != PLUGIN_ABI_MAJOR)
         return fail(err, err_cap, WAI_ERR_ABI_MISMATCH,
                     "plugin %s implements backend ABI %u.%u; host offers %u.%u", PLUGIN_NAME,
-                    PLUGIN_ABI_MAJOR, WAI_ABI_MINOR, host_major, host_minor);
+                    PLUGIN_ABI_MAJOR, PLUGIN_ABI_MINOR, host_major, host_minor);
 #endif
     (void)host_minor;
     clear_err(err, err_cap);

@@ -1,3 +1,4 @@
+import BackendABI
 import Foundation
 import TestSupport
 import XCTest
@@ -40,7 +41,7 @@ final class CLITests: XCTestCase {
         let version = try waihost(["version"])
         XCTAssertEqual(version.status, 0)
         XCTAssertTrue(version.stdout.contains("waihost \(WaiHostVersion.string)"))
-        XCTAssertTrue(version.stdout.contains("backend ABI 1.0"))
+        XCTAssertTrue(version.stdout.contains("backend ABI \(WAI_ABI_MAJOR).\(WAI_ABI_MINOR)"))
         XCTAssertTrue(version.stdout.contains("probe suite \(ProbeSuite.version)"))
 
         XCTAssertEqual(try waihost(["-V"]).stdout, version.stdout)

@@ -23,7 +23,7 @@ final class CPluginProbeTests: XCTestCase {
     /// here may depend on how fast the machine is.
     func testProbeAcceptsTheGoodBackendAndRefusesEachDefectForItsReason() throws {
         let dir = try builder.makeDirectory("plugins")
-        let variants = CPluginVariant.allCases.filter { $0 != .hang && $0 != .oomLarge }
+        let variants = CPluginVariant.allCases.filter { $0 != .hang && $0 != .oomLarge && $0 != .noWarp }
         try builder.install(variants, into: dir)
         let notELF = dir + "/bad.so"
         try "this is a text file, not a shared object\n".write(toFile: notELF, atomically: true, encoding: .utf8)
@@ -52,13 +52,16 @@ final class CPluginProbeTests: XCTestCase {
         XCTAssertEqual(narrow?.expected, -32768)
         XCTAssertEqual(narrow?.got, -32767)
         try assertRejected(row(.tconvPad), stage: .arithmetic, ops: ["conv_transpose2d"])
+        try assertRejected(row(.warpBorder), stage: .semantics, ops: ["warp"])
+        let away = try assertRejected(row(.warpAway), stage: .semantics, ops: ["warp"])
+        XCTAssertEqual(away?.graph, "warp_ties", "a tie of a negative acc is where it differs")
 
         let crash = try row(.crash)
         XCTAssertEqual(crash.state, .rejected, crash.reason)
         XCTAssertTrue(crash.reason.contains("SIGSEGV"), crash.reason)
         XCTAssertEqual(crash.stage, ProbeStage.allCases.first.map(VerdictStage.init), "it dies in the first graph run")
 
-        try assertFailed(row(.abiMajor), mentioning: ["abi_mismatch", "ABI 2.0", "host offers 1.0"])
+        try assertFailed(row(.abiMajor), mentioning: ["abi_mismatch", "ABI 2.0", "host offers 1.\(WAI_ABI_MINOR)"])
         try assertFailed(row(.tableMajor), mentioning: ["ABI major 2", "host speaks 1"])
         let shortSize = try XCTUnwrap(MemoryLayout<wai_backend_iface>.offset(of: \.graph_run))
         try assertFailed(row(.shortTable), mentioning: ["struct_size \(shortSize)"])
@@ -66,6 +69,23 @@ final class CPluginProbeTests: XCTestCase {
         let text = try XCTUnwrap(result.units.first { $0.path == notELF })
         XCTAssertEqual(text.state, .failed)
         XCTAssertTrue(text.reason.contains("not an ELF shared object"), text.reason)
+    }
+
+    /// An exact ABI 1.0 backend, which knows no warp (docs/backend-abi.md §2.4, §13): it
+    /// answers the warp's graphs `unsupported` and stays accepted for the nine 1.0 ops;
+    /// the 1.1 build of the same source is exact on all ten.
+    func testAOneZeroBackendIsAcceptedForTheOneZeroOpsAndRefusesTheWarp() throws {
+        let dir = try builder.makeDirectory("abi-1-0")
+        try builder.install([.noWarp, .good], into: dir)
+        let result = try probe(directory: dir, timeout: 300)
+        let old = try XCTUnwrap(result.units.first { $0.backend == CPluginVariant.noWarp.backendName })
+        XCTAssertEqual(old.state, .accepted, old.reason)
+        XCTAssertEqual(old.coverage?.unsupported, ["warp"])
+        XCTAssertEqual(Set(old.coverage?.exact.map(\.op) ?? []), Set(OpKind.allCases.filter { $0 != .warp }.map(\.name)))
+        let new = try XCTUnwrap(result.units.first { $0.backend == CPluginVariant.good.backendName })
+        XCTAssertEqual(new.state, .accepted, new.reason)
+        XCTAssertEqual(new.coverage?.unsupported, [])
+        XCTAssertEqual(new.coverage?.exact.count, OpKind.allCases.count)
     }
 
     /// A backend whose graph_run never returns is rejected once the time limit passes.

@@ -17,12 +17,26 @@ enum CPluginVariant: String, CaseIterable {
     case shortTable = "SHORT_TABLE"
     case noEntry = "NO_ENTRY"
     case oomLarge = "OOM_LARGE"
+    case warpBorder = "WARP_BORDER"
+    case warpAway = "WARP_AWAY"
+    /// Exact, but an ABI 1.0 backend: knows no warp (docs/backend-abi.md §2.4).
+    case noWarp = "NO_WARP"
 
-    var defines: [String] { self == .good ? [] : ["-DWAI_DEFECT_\(rawValue)"] }
+    var defines: [String] {
+        switch self {
+        case .good: return []
+        case .noWarp: return ["-DWAI_NO_WARP"]
+        default: return ["-DWAI_DEFECT_\(rawValue)"]
+        }
+    }
 
     /// The table name ref_backend.c gives this variant.
     var backendName: String {
-        self == .good ? "plainc" : "plainc-" + rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
+        switch self {
+        case .good: return "plainc"
+        case .noWarp: return "plainc-abi-1-0"
+        default: return "plainc-" + rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
+        }
     }
 
     var fileName: String { "libWai-\(backendName).so" }

@@ -27,7 +27,7 @@ final class CPluginTests: XCTestCase {
         XCTAssertEqual(plugin.version, "1.0.0")
         XCTAssertEqual(plugin.abiMinor, WAI_ABI_MINOR)
         XCTAssertEqual(try plugin.units(), [UnitInfo(index: 0, kind: .cpu, device: "plain C test unit",
-                                                     driver: "ref_backend.c 1.0.0 (ABI 1.0)",
+                                                     driver: "ref_backend.c 1.0.0 (ABI 1.1)",
                                                      narrowStorage: true)])
     }
 
@@ -39,7 +39,7 @@ final class CPluginTests: XCTestCase {
             }
             XCTAssertEqual(path, abiMajor)
             XCTAssertEqual(status, "abi_mismatch")
-            XCTAssertTrue(message.contains("ABI 2.0") && message.contains("host offers 1.0"), message)
+            XCTAssertTrue(message.contains("ABI 2.0") && message.contains("host offers 1.\(WAI_ABI_MINOR)"), message)
         }
 
         XCTAssertThrowsError(try BackendPlugin.load(path: try builder.plugin(.tableMajor))) { error in

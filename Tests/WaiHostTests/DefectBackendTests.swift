@@ -35,7 +35,7 @@ final class DefectBackendTests: XCTestCase {
         let exact = try row(.none)
         XCTAssertEqual(exact.state, .accepted, exact.reason)
         XCTAssertEqual(exact.coverage?.unsupported, [])
-        XCTAssertEqual(exact.coverage?.exact.count, 9, "exact on all nine ops")
+        XCTAssertEqual(exact.coverage?.exact.count, 10, "exact on all ten ops")
 
         let noLookup = try row(.noLookup)
         XCTAssertEqual(noLookup.state, .accepted, noLookup.reason)

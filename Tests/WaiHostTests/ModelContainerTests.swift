@@ -258,8 +258,8 @@ final class ModelContainerTests: XCTestCase {
         b[28 + 4] = 0xFF          // the name "x" as a lone invalid UTF-8 byte
         refuses(resealed(b)) { XCTAssertEqual($0, .invalidField(source: "m.whm", offset: 32, field: "tensors[0].name", problem: "not valid UTF-8")) }
         b = body(bytes)
-        b[28 + 68] = 10           // nodes[0].op
-        refuses(resealed(b)) { XCTAssertEqual($0, .invalidField(source: "m.whm", offset: 96, field: "nodes[0].op", problem: "unknown op code 10, must be 1…9")) }
+        b[28 + 68] = 11           // nodes[0].op
+        refuses(resealed(b)) { XCTAssertEqual($0, .invalidField(source: "m.whm", offset: 96, field: "nodes[0].op", problem: "unknown op code 11, must be 1…10")) }
         b = body(bytes)
         b.insert(contentsOf: [0, 0, 0, 0], at: b.count)
         refuses(resealed(b)) { XCTAssertEqual($0, .trailingBytes(source: "m.whm", offset: bytes.count - 32, count: 4)) }

@@ -32,7 +32,8 @@ final class OpTableTests: XCTestCase {
         let compiled: [(wai_op, OpKind)] = [(WAI_OP_CONV2D, .conv2d), (WAI_OP_CONV_TRANSPOSE2D, .convTranspose2d),
                                             (WAI_OP_REQUANTIZE, .requantize), (WAI_OP_ADD, .add), (WAI_OP_CLAMP, .clamp),
                                             (WAI_OP_DEPTH_TO_SPACE, .depthToSpace), (WAI_OP_CONCAT, .concat),
-                                            (WAI_OP_LOOKUP, .lookup), (WAI_OP_INVERSE_GDN, .inverseGDN)]
+                                            (WAI_OP_LOOKUP, .lookup), (WAI_OP_INVERSE_GDN, .inverseGDN),
+                                            (WAI_OP_WARP, .warp)]
         XCTAssertEqual(compiled.count, OpKind.allCases.count)
         for (c, kind) in compiled { XCTAssertEqual(c.rawValue, kind.rawValue, kind.name) }
     }
@@ -49,5 +50,6 @@ final class OpTableTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("takes 2 inputs, has 1"), "\(error)")
         }
         XCTAssertNil(OpKind.concat.inputCount)
+        XCTAssertEqual(OpKind.warp.inputCount, 2)
     }
 }

@@ -15,13 +15,14 @@ enum Step {
     case lookup(table: [Int32], offset: Int32, input: Int, output: Int)
     case depthToSpace(block: Int, input: Int, output: Int)
     case concat([Int], output: Int)
+    case warp(WarpSpec, volume: Int, flow: Int, output: Int)
 
     var inputs: [Int] {
         switch self {
         case .conv(_, let i, _), .inverseGDN(_, let i, _), .convInverseGDN(_, _, let i, _, _), .requantize(_, let i, _), .clamp(_, _, let i, _),
              .lookup(_, _, let i, _), .depthToSpace(_, let i, _):
             return [i]
-        case let .add(a, b, _): return [a, b]
+        case let .add(a, b, _), let .warp(_, a, b, _): return [a, b]
         case .concat(let xs, _): return xs
         }
     }
@@ -29,7 +30,7 @@ enum Step {
     var output: Int {
         switch self {
         case .conv(_, _, let o), .inverseGDN(_, _, let o), .convInverseGDN(_, _, _, _, let o), .requantize(_, _, let o), .clamp(_, _, _, let o),
-             .add(_, _, let o), .lookup(_, _, _, let o), .depthToSpace(_, _, let o), .concat(_, let o):
+             .add(_, _, let o), .lookup(_, _, _, let o), .depthToSpace(_, _, let o), .concat(_, let o), .warp(_, _, _, let o):
             return o
         }
     }
@@ -103,6 +104,7 @@ struct ExecutionPlan {
             case let .lookup(table, offset): steps.append(.lookup(table: table, offset: offset, input: input, output: node.output))
             case .depthToSpace(let r): steps.append(.depthToSpace(block: r, input: input, output: node.output))
             case .concat: steps.append(.concat(node.inputs, output: node.output))
+            case .warp(let p): steps.append(.warp(p, volume: node.inputs[0], flow: node.inputs[1], output: node.output))
             }
         }
         self.steps = steps

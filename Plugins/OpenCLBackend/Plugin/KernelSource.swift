@@ -260,5 +260,39 @@ ADD(16, 16, 16, short, short, short) ADD(16, 16, 32, short, short, int)
 ADD(16, 32, 16, short, int, short)   ADD(16, 32, 32, short, int, int)
 ADD(32, 16, 16, int, short, short)   ADD(32, 16, 32, int, short, int)
 ADD(32, 32, 16, int, int, short)     ADD(32, 32, 32, int, int, int)
+
+// S4.10 warp, one item per output element (c, i, j): x the (S*C) x H x W volume (scale
+// s of channel c at s*C + c), b2 the 3 x H x W flow (dx, dy, ds, F fractional bits). Each
+// coordinate is clamped to the border before it is split (X, Y, Z >= 0, so >> is a plain
+// shift and the fraction lies in 0..E-1); the eight weights are exact and sum to E^3; the
+// certificate keeps the coordinates, every partial sum of acc and acc + 2^(3F-1) in int32.
+// p: count, C, S, H, W, F.
+#define WARP(XN, BN, YN, XT, BT, YT)                                            \
+__kernel void warp_x##XN##_b##BN##_y##YN(ARGS(XT, BT, YT)) {                    \
+    ITEM                                                                        \
+    int C = p.s1, S = p.s2, H = p.s3, W = p.s4, F = p.s5, E = 1 << F;           \
+    uint hw = (uint)H * (uint)W, c = id / hw, at = id - c * hw;                 \
+    int i = (int)(at / (uint)W), j = (int)(at - (uint)i * (uint)W);             \
+    int X = min(max(j * E + (int)b2[at], 0), (W - 1) * E);                      \
+    int Y = min(max(i * E + (int)b2[hw + at], 0), (H - 1) * E);                 \
+    int Z = min(max((int)b2[2u * hw + at], 0), (S - 1) * E);                    \
+    int x0 = X >> F, y0 = Y >> F, z0 = Z >> F;                                  \
+    int ax = X - x0 * E, ay = Y - y0 * E, az = Z - z0 * E;                      \
+    int xs[2] = { x0, min(x0 + 1, W - 1) }, ys[2] = { y0, min(y0 + 1, H - 1) }; \
+    int zs[2] = { z0, min(z0 + 1, S - 1) };                                     \
+    int wx[2] = { E - ax, ax }, wy[2] = { E - ay, ay }, wz[2] = { E - az, az }; \
+    int acc = 0;                                                                \
+    for (int r = 0; r < 2; r++)                                                 \
+        for (int q = 0; q < 2; q++)                                             \
+            for (int t = 0; t < 2; t++) {                                       \
+                uint plane = (uint)(zs[r] * C) + c;                             \
+                acc += wz[r] * wy[q] * wx[t] * (int)x[(plane * (uint)H + (uint)ys[q]) * (uint)W + (uint)xs[t]]; \
+            }                                                                   \
+    y[id] = (YT)rnd(acc, 3 * F);                                                \
+}
+WARP(16, 16, 16, short, short, short) WARP(16, 16, 32, short, short, int)
+WARP(16, 32, 16, short, int, short)   WARP(16, 32, 32, short, int, int)
+WARP(32, 16, 16, int, short, short)   WARP(32, 16, 32, int, short, int)
+WARP(32, 32, 16, int, int, short)     WARP(32, 32, 32, int, int, int)
 """#
 }

@@ -43,4 +43,8 @@ struct OpenCLLowering: KernelLowering {
             items: groups * ((tx.plane + 3) / 4),
             params: [0, Int32(c), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift)]))
     }
+
+    func warp(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output: TensorSpec, index: Int, into plan: inout KernelPlan) throws {
+        plan.warpDispatch(w, volume: volume, flow: flow, y: y, output: output)
+    }
 }

@@ -44,4 +44,9 @@ struct VulkanLowering: KernelLowering {
             kernel: plan.variant("inverse_gdn", x: x, y: y), buffers: [x, y, beta, gamma], items: tx.count,
             params: [0, Int32(tx.channels), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift)]))
     }
+
+    /// Shaders/warp.comp: the same dispatch as OpenCL's, the flow at binding 2.
+    func warp(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output: TensorSpec, index: Int, into plan: inout KernelPlan) throws {
+        plan.warpDispatch(w, volume: volume, flow: flow, y: y, output: output)
+    }
 }

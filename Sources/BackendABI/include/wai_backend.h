@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * wai_backend.h — the WaiHost decode-backend ABI, version 1.0.
+ * wai_backend.h — the WaiHost decode-backend ABI, version 1.1 (1.1 appended WAI_OP_WARP).
  *
  * The single source of truth for the protocol is docs/backend-abi.md; this header is its
  * C form. Rules that matter for binary compatibility (docs/backend-abi.md §2):
@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define WAI_ABI_MAJOR 1u
-#define WAI_ABI_MINOR 0u
+#define WAI_ABI_MINOR 1u
 #define WAI_BACKEND_ENTRY_SYMBOL "wai_backend_entry"
 
 /* docs/backend-abi.md §4 — status codes. */
@@ -68,7 +68,8 @@ typedef enum wai_op {
     WAI_OP_DEPTH_TO_SPACE = 6,
     WAI_OP_CONCAT = 7,
     WAI_OP_LOOKUP = 8,
-    WAI_OP_INVERSE_GDN = 9
+    WAI_OP_INVERSE_GDN = 9,
+    WAI_OP_WARP = 10            /* 1.1: a 1.0 backend answers graph_prepare unsupported */
 } wai_op;
 
 /* docs/backend-abi.md §6 — a tensor of the graph: CHW, batch 1. The interval is the
@@ -113,6 +114,10 @@ typedef struct wai_node_desc {
     const int32_t *gamma;         /* [c][c], row i = output channel */
     uint32_t square_shift;        /* q */
     uint32_t out_shift;           /* s */
+
+    /* WARP (1.1; docs/integer-ops.md §4.10): inputs[0] the (S*C) x H x W scale-space volume,
+     * inputs[1] the 3 x H x W flow; block = S (scales), out_shift = F (fractional bits of
+     * the flow). No member was appended for it: the 1.0 struct carries it. */
 } wai_node_desc;
 
 typedef struct wai_graph_desc {

@@ -21,7 +21,7 @@ public enum CertificateVerifier {
             let site = IntervalRules.Site(node: k, op: node.op.name, tensor: out, name: spec.name)
             let computed = try IntervalRules.interval(
                 of: node.op, inputs: node.inputs.map { intervals[$0] },
-                inputChannels: graph.tensors[node.inputs[0]].shape.channels, site: site)
+                inputShape: graph.tensors[node.inputs[0]].shape, site: site)
             guard spec.storage.range.contains(computed) else {
                 throw GraphError.storage(node: k, op: node.op.name, tensor: out, name: spec.name,
                                          storage: spec.storage, interval: computed)

@@ -54,6 +54,10 @@ public struct GraphBuilder {
         try node(.inverseGDN(p), [x], storage: storage, name: name)
     }
 
+    public mutating func warp(_ volume: Int, _ flow: Int, _ p: WarpParams, storage: Storage? = nil, name: String? = nil) throws -> Int {
+        try node(.warp(p), [volume, flow], storage: storage, name: name)
+    }
+
     public func build(outputs: [Int]) throws -> IntegerGraph {
         var graph = IntegerGraph(tensors: tensors, nodes: nodes, inputs: inputs, outputs: outputs)
         let intervals = try CertificateVerifier.computeIntervals(graph)
@@ -83,7 +87,7 @@ public struct GraphBuilder {
         let tensorName = name ?? "\(op.name)_\(k)"
         let site = IntervalRules.Site(node: k, op: op.name, tensor: out, name: tensorName)
         let interval = try IntervalRules.interval(of: op, inputs: xs.map { tensors[$0].interval },
-                                                  inputChannels: tensors[xs[0]].shape.channels, site: site)
+                                                  inputShape: tensors[xs[0]].shape, site: site)
         let chosen = storage ?? (Storage.narrow.range.contains(interval) ? .narrow : .wide)
         guard chosen.range.contains(interval) else {
             throw GraphError.storage(node: k, op: op.name, tensor: out, name: tensorName, storage: chosen, interval: interval)

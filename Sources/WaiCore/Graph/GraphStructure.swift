@@ -161,6 +161,18 @@ package enum GraphStructure {
             guard (0...30).contains(p.squareShift) else { throw fail("square_shift \(p.squareShift) outside 0…30 (§4.9)") }
             guard (0...31).contains(p.outShift) else { throw fail("out_shift \(p.outShift) outside 0…31 (§4.9)") }
             return shapes[0]
+
+        case .warp(let p):
+            let (v, f) = (shapes[0], shapes[1])
+            guard (1...64).contains(p.scales) else { throw fail("scales \(p.scales) outside 1…64 (§4.10)") }
+            guard (0...10).contains(p.fracBits) else { throw fail("frac_bits \(p.fracBits) outside 0…10 (§4.10)") }
+            guard v.channels % p.scales == 0 else {
+                throw fail("volume has \(v.channels) channels, not a multiple of \(p.scales) scales (§4.10)")
+            }
+            guard f.channels == 3, f.height == v.height, f.width == v.width else {
+                throw fail("flow is \(f), 3×\(v.height)×\(v.width) expected (dx, dy, ds at the volume's size, §4.10)")
+            }
+            return try output(v.channels / p.scales, v.height, v.width)
         }
     }
 

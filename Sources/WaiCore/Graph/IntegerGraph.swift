@@ -96,6 +96,14 @@ public struct InverseGDNParams: Equatable, Sendable {
     }
 }
 
+/// docs/integer-ops.md §4.10: trilinear warp of a (S·C)×H×W scale-space volume (scale-major:
+/// channel s·C + c) by a 3×H×W flow (dx, dy, ds) with `fracBits` fractional bits.
+public struct WarpParams: Equatable, Sendable {
+    public var scales: Int      // S, 1…64
+    public var fracBits: Int    // F, 0…10
+    public init(scales: Int, fracBits: Int) { self.scales = scales; self.fracBits = fracBits }
+}
+
 public enum Op: Equatable, Sendable {
     case conv2d(ConvParams)
     case convTranspose2d(ConvParams)
@@ -106,6 +114,7 @@ public enum Op: Equatable, Sendable {
     case concat
     case lookup(LookupParams)
     case inverseGDN(InverseGDNParams)
+    case warp(WarpParams)
 
     /// Its row of the op table: `wai_op` value, name, inputs.
     public var kind: OpKind {
@@ -119,6 +128,7 @@ public enum Op: Equatable, Sendable {
         case .concat: return .concat
         case .lookup: return .lookup
         case .inverseGDN: return .inverseGDN
+        case .warp: return .warp
         }
     }
 

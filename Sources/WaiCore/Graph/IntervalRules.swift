@@ -23,7 +23,8 @@ enum IntervalRules {
 
     /// The interval of the node's output, given its inputs' intervals. The node must have
     /// passed `GraphStructure.inferShape` (arity, parameter ranges, array lengths).
-    static func interval(of op: Op, inputs: [Interval], inputChannels: Int, site: Site) throws -> Interval {
+    static func interval(of op: Op, inputs: [Interval], inputShape: Shape, site: Site) throws -> Interval {
+        let inputChannels = inputShape.channels
         switch op {
         case .conv2d(let p):
             return try convInterval(p, transposed: false, x: inputs[0], cin: inputChannels, site: site)
@@ -77,7 +78,25 @@ enum IntervalRules {
 
         case .inverseGDN(let p):
             return try inverseGDNInterval(p, x: inputs[0], site: site)
+
+        case .warp(let p):
+            return try warpInterval(p, volume: inputs[0], flow: inputs[1], extent: inputShape, site: site)
         }
+    }
+
+    /// §5 warp: the coordinates j·E + dx, i·E + dy and every partial sum of acc (weights ≥ 0
+    /// summing to E³, so inside [E³·min(a, 0), E³·max(b, 0)]) plus the rounding bias in
+    /// int32; the output interval is the volume's.
+    private static func warpInterval(_ p: WarpParams, volume v: Interval, flow f: Interval, extent: Shape, site: Site) throws -> Interval {
+        let e = Int64(1) << Int64(p.fracBits)
+        let reach = Int64(max(extent.height, extent.width) - 1) * e
+        try site.requireInt32("j·2^F + dx and i·2^F + dy (the sample coordinates)", Interval(lo: f.lo, hi: reach + max(f.hi, 0)))
+        let e3 = e * e * e
+        let bias = IntegerMath.roundingBias(Int64(3 * p.fracBits))
+        try site.requireInt32("the partial sums of acc = Σ weight·v, weights summing to 2^(3F)",
+                              Interval(lo: e3 * min(v.lo, 0), hi: e3 * max(v.hi, 0)))
+        try site.requireInt32("acc + 2^(3F−1)", Interval(lo: e3 * min(v.lo, 0), hi: e3 * max(v.hi, 0) + bias))
+        return v
     }
 
     /// §5 conv2d / conv_transpose2d: every weight of output channel o contributes

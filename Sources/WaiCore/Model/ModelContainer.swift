@@ -158,6 +158,9 @@ public enum ModelContainer {   // the .whm file, docs/model-container.md
             let beta = try r.i32Array(try r.count("\(f).beta_count", 0...maxArray), "\(f).beta")
             let gamma = try r.i32Array(try r.count("\(f).gamma_count", 0...maxArray), "\(f).gamma")
             op = .inverseGDN(InverseGDNParams(beta: beta, gamma: gamma, squareShift: q, outShift: s))
+        case .warp:
+            let scales = Int(try r.u32("\(f).scales")), fracBits = Int(try r.u32("\(f).frac_bits"))
+            op = .warp(WarpParams(scales: scales, fracBits: fracBits))
         }
         return Node(op: op, inputs: inputs, output: output)
     }
@@ -212,6 +215,8 @@ public enum ModelContainer {   // the .whm file, docs/model-container.md
                 w.i32(p.squareShift); w.i32(p.outShift)
                 w.count(p.beta.count); for v in p.beta { w.i32(v) }
                 w.count(p.gamma.count); for v in p.gamma { w.i32(v) }
+            case .warp(let p):
+                w.count(p.scales); w.count(p.fracBits)
             }
         }
         for t in graph.inputs { w.count(t) }

@@ -36,6 +36,8 @@ public enum ReferenceInterpreter {
             case .concat: y = ReferenceKernels.concat(xs)
             case .lookup(let p): y = try ReferenceKernels.lookup(xs[0], p, site: site)
             case .inverseGDN(let p): y = try ReferenceKernels.inverseGDN(xs[0], xShape, p, site: site)
+            case .warp(let p):
+                y = try ReferenceKernels.warp(xs[0], xShape, flow: xs[1], p, rows: 0..<xShape.height, cols: 0..<xShape.width, site: site)
             }
             try checkStored(y, spec: spec, site: site)
             values[out] = y

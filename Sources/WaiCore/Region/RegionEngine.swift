@@ -52,7 +52,8 @@ public struct WindowValue: Equatable, Sendable {
 }
 
 /// The region machinery (docs/probe.md §7): which window of each tensor determines a window
-/// of an output (every op of docs/integer-ops.md is spatially local), and the graph
+/// of an output (every op of docs/integer-ops.md is spatially local but the warp, whose
+/// volume is needed whole), and the graph
 /// evaluated on those windows alone, with exact borders — zero padding where a window
 /// meets the tensor's edge, real neighbours everywhere else — so its values equal the
 /// same elements of a whole-tensor run of the reference interpreter. Spot checks use it on
@@ -72,8 +73,8 @@ public enum RegionEngine {
         need[output] = window
         for node in graph.nodes.reversed() {
             guard let w = need[node.output] else { continue }
-            for t in node.inputs {
-                let inWindow = inputWindow(node.op, output: w, input: extents[t])
+            for (operand, t) in node.inputs.enumerated() {
+                let inWindow = inputWindow(node.op, output: w, input: extents[t], operand: operand)
                 need[t] = need[t].map { $0.union(inWindow) } ?? inWindow
             }
         }
@@ -86,7 +87,7 @@ public enum RegionEngine {
         inputWindow(op, output: w, input: Extent(height: s.height, width: s.width))
     }
 
-    static func inputWindow(_ op: Op, output w: Window, input s: Extent) -> Window {
+    static func inputWindow(_ op: Op, output w: Window, input s: Extent, operand: Int = 0) -> Window {
         func clip(_ lo: Int, _ hi: Int, _ n: Int) -> Range<Int> {
             let a = max(0, lo), b = min(n, hi)
             return a < b ? a..<b : a..<a
@@ -105,6 +106,12 @@ public enum RegionEngine {
         case .depthToSpace(let r):
             return Window(rows: clip(w.rows.lowerBound / r, (w.rows.upperBound - 1) / r + 1, s.height),
                           cols: clip(w.cols.lowerBound / r, (w.cols.upperBound - 1) / r + 1, s.width))
+        case .warp:
+            // Not spatially local (docs/integer-ops.md §4.10): the flow is read at the
+            // window's positions, the volume wherever the flow points — the whole plane.
+            // (The flow's verified interval would bound the reach; the engine does not use
+            // it, so what the volume's window holds never depends on a claim.)
+            return operand == 0 ? Window(rows: 0..<s.height, cols: 0..<s.width) : w
         case .requantize, .add, .clamp, .concat, .lookup, .inverseGDN:
             return w
         }

@@ -45,6 +45,10 @@ package enum SpatialExtents {
                              width: (x.width - 1) * p.stride - 2 * p.pad + p.kernelW + p.outputPad)
             case .depthToSpace(let r):
                 out = Extent(height: x.height * r, width: x.width * r)
+            case .warp:
+                // docs/probe.md §7: its samples reach anywhere in the volume, so a tile's
+                // border is not the picture's; a graph with a warp runs whole.
+                throw PlanError(node: k, op: node.op.name, problem: "is not spatially local (docs/integer-ops.md §4.10): a graph with a warp is not tiled")
             case .requantize, .add, .clamp, .concat, .lookup, .inverseGDN:
                 guard xs.allSatisfy({ $0 == x }) else {
                     throw PlanError(node: k, op: node.op.name, problem: "inputs of different extents \(xs)")
@@ -82,6 +86,8 @@ package enum SpatialExtents {
                 o[node.output] = (x.row * p.stride, x.col * p.stride)
             case .depthToSpace(let r):
                 o[node.output] = (x.row * r, x.col * r)
+            case .warp:
+                return nil
             case .requantize, .add, .clamp, .concat, .lookup, .inverseGDN:
                 o[node.output] = x
             }

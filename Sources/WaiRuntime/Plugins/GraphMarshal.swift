@@ -83,6 +83,10 @@ final class MarshalledGraph {
             d.gamma = own(p.gamma)
             d.square_shift = try Self.u32(Int(p.squareShift), "node \(index) square_shift")
             d.out_shift = try Self.u32(Int(p.outShift), "node \(index) out_shift")
+        case .warp(let p):
+            // docs/backend-abi.md §6: the 1.0 members carry the warp's two parameters.
+            d.block = try Self.u32(p.scales, "node \(index) scales")
+            d.out_shift = try Self.u32(p.fracBits, "node \(index) frac_bits")
         }
         return d
     }

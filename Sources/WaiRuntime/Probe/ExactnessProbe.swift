@@ -151,6 +151,8 @@ enum OpDescription {
             return "table of \(p.table.count), offset \(p.offset); " + io
         case .inverseGDN(let p):
             return "square_shift \(p.squareShift), out_shift \(p.outShift), \(p.beta.count) channels; " + io
+        case .warp(let p):
+            return "scales \(p.scales), frac_bits \(p.fracBits); " + io
         case .add, .concat:
             return io
         }

@@ -33,7 +33,7 @@ public struct ProbeCase: Sendable {
 public enum ProbeSuite {
     /// Part of the probe cache key: change it whenever a graph, an input or a comparison
     /// changes, so cached verdicts of the old suite are not reused.
-    public static let version = "3"
+    public static let version = "4"
 
     /// Interleaved runs of each repeated graph on one prepared graph, then rounds of all
     /// repeated graphs at once on separate threads (docs/probe.md `repetition`).
@@ -43,12 +43,12 @@ public enum ProbeSuite {
     /// The graphs of one stage; `codecVectors` are the decode stage's whole-codec decodes.
     public static func cases(_ stage: ProbeStage, codecVectors: CodecProbeVectors) throws -> [ProbeCase] {
         switch stage {
-        case .semantics: return try SemanticsCases.all()
-        case .arithmetic: return try ArithmeticCases.all()
+        case .semantics: return try SemanticsCases.all() + WarpCases.semantics()
+        case .arithmetic: return try ArithmeticCases.all() + WarpCases.arithmetic()
         case .widths: return try WidthCases.all()
         case .parameters: return try ParameterCases.all()
         case .channels: return try ChannelCases.all()
-        case .scale: return try ScaleCases.all()
+        case .scale: return try ScaleCases.all() + WarpCases.scale()
         case .repetition:
             // Built from the repeated cases of ProbeStage.repeatedFrom by the session.
             return try ProbeStage.repeatedFrom.flatMap { try cases($0, codecVectors: codecVectors) }.filter(\.repeated)
@@ -64,7 +64,7 @@ public enum ProbeSuite {
     /// A small graph of `op` alone (the first of the arithmetic stage), run to find out
     /// which op of a refused graph the unit does not support.
     static func opSample(_ op: String) throws -> ProbeCase? {
-        try ArithmeticCases.all().first { c in c.graph.nodes.allSatisfy { $0.op.name == op } }
+        try (ArithmeticCases.all() + WarpCases.arithmetic()).first { c in c.graph.nodes.allSatisfy { $0.op.name == op } }
     }
 
     /// The graph accepted units are timed on for ranking: a synthesis transform like the

@@ -11,7 +11,7 @@ import numpy as np
 
 INT32 = (-(1 << 31), (1 << 31) - 1)
 NARROW = (-32768, 32767)
-CONV2D, CONV_T, REQUANTIZE, ADD, CLAMP, D2S, CONCAT, LOOKUP, IGDN = range(1, 10)
+CONV2D, CONV_T, REQUANTIZE, ADD, CLAMP, D2S, CONCAT, LOOKUP, IGDN, WARP = range(1, 11)
 MAGIC = bytes([0x89, 0x57, 0x48, 0x4D, 0x0D, 0x0A, 0x1A, 0x0A])
 
 
@@ -176,6 +176,24 @@ class Graph:
         self.nodes.append(Node(IGDN, [x], out, dict(q=square_shift, s=out_shift, beta=beta, gamma=gamma.reshape(-1))))
         return out
 
+    def warp(self, volume, flow, scales, frac_bits, name="warp"):
+        """docs/integer-ops.md §4.10: volume (S·C)×H×W scale-major, flow 3×H×W (dx, dy, ds
+        with frac_bits fractional bits); the §5 rule: coordinates and acc in int32, the
+        output interval the volume's."""
+        (cv, h, w), fshape = self.shape(volume), self.shape(flow)
+        if not (1 <= scales <= 64 and 0 <= frac_bits <= 10 and cv % scales == 0 and fshape == (3, h, w)):
+            raise CertificateError(f"{name}: {scales} scales, {frac_bits} fractional bits, volume {cv}×{h}×{w}, flow {fshape}")
+        e = 1 << frac_bits
+        e3 = e * e * e
+        a, b = self.interval(volume)
+        p, q = self.interval(flow)
+        _in32((max(h, w) - 1) * e + max(q, 0), f"{name} sample coordinates")
+        _in32(e3 * min(a, 0), f"{name} partial sums of acc")
+        _in32(e3 * max(b, 0) + (e3 >> 1), f"{name} acc + 2^(3F-1)")
+        out = self._tensor(name, (cv // scales, h, w), a, b)
+        self.nodes.append(Node(WARP, [volume, flow], out, dict(scales=int(scales), frac_bits=int(frac_bits))))
+        return out
+
     # docs/model-container.md
     def encode(self) -> bytes:
         def s(text):
@@ -208,6 +226,8 @@ class Graph:
                 out += struct.pack("<ii", p["q"], p["s"]) + i32s(p["beta"]) + i32s(p["gamma"])
             elif n.op == CONCAT:
                 pass
+            elif n.op == WARP:
+                out += struct.pack("<II", p["scales"], p["frac_bits"])
             else:
                 raise ValueError(f"op {n.op} not written by this converter")
         out += struct.pack(f"<{len(self.inputs)}I", *self.inputs)
