@@ -83,7 +83,7 @@ enum ProbeDetail {
                 lines.append("  coverage:     not recorded (a verdict of an older host: every op)")
             }
             if rec.state == .accepted {
-                lines.append("  concurrency:  " + (rec.concurrency.map { "\($0)" } ?? "not checked: the host runs its graphs one at a time"))
+                lines.append("  concurrency:  " + (rec.concurrency.map(\.summary) ?? "not checked: the host runs its graphs one at a time"))
             }
             lines.append("  cache key:    \(u.row.extra.cacheKey ?? "-")")
         }

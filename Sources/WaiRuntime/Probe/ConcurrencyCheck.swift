@@ -24,12 +24,15 @@ public struct ConcurrencyCheck: Codable, Sendable, Equatable, CustomStringConver
         self.state = state; self.rounds = rounds; self.overlappingRounds = overlappingRounds; self.mostAtOnce = mostAtOnce
     }
 
-    public var description: String {
+    public var description: String { "concurrency \(summary)" }
+
+    /// "verified: 3 of 4 concurrent rounds overlapped (at most 9 runs at once)".
+    public var summary: String {
         let seen = "\(overlappingRounds) of \(rounds) concurrent round\(rounds == 1 ? "" : "s") overlapped"
             + (mostAtOnce > 0 ? " (at most \(mostAtOnce) run\(mostAtOnce == 1 ? "" : "s") at once)" : "")
         switch state {
-        case .verified: return "concurrency verified: \(seen)"
-        case .unverified: return "concurrency unverified: \(seen), \(ConcurrentRounds.needed) needed; the host runs its graphs one at a time"
+        case .verified: return "verified: \(seen)"
+        case .unverified: return "unverified: \(seen), \(ConcurrentRounds.needed) needed; the host runs its graphs one at a time"
         }
     }
 
