@@ -25,9 +25,10 @@ final class ConcurrencyDefectTests: XCTestCase {
         let outcome = try Spinners.whileBusy {
             try ExactnessProbe.run(stages: [.repetition], unit: unit)
         }
-        XCTAssertEqual(outcome.state, .rejected, outcome.reason)
-        XCTAssertEqual(outcome.stage, .repetition, outcome.reason)
-        XCTAssertEqual(outcome.mismatch?.op, "inverse_gdn", outcome.reason)
+        let why = outcome.reason + (outcome.concurrency.map { " [\($0)]" } ?? "")
+        XCTAssertEqual(outcome.state, .rejected, why)
+        XCTAssertEqual(outcome.stage, .repetition, why)
+        XCTAssertEqual(outcome.mismatch?.op, "inverse_gdn", why)
         XCTAssertGreaterThan(outcome.mismatch?.run ?? 0, ProbeSuite.repetitionRounds, "only when run concurrently: \(outcome.reason)")
         XCTAssertTrue(outcome.reason.contains("inside the plugin at once"), outcome.reason)
     }

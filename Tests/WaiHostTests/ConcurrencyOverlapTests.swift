@@ -102,6 +102,25 @@ final class ConcurrencyOverlapTests: XCTestCase {
         XCTAssertEqual(rounds, 2)
     }
 
+    /// A thread of a round runs again while another has not finished its first run, within
+    /// `limit`; a failed run stops it.
+    func testAThreadRepeatsItsRunUntilEveryThreadRan() {
+        var runs = 0
+        ConcurrentRounds.Progress(threads: 1).repeatUntilEveryThreadRan { runs += 1; return true }
+        XCTAssertEqual(runs, 1, "alone: one run")
+        runs = 0
+        ConcurrentRounds.Progress(threads: 2).repeatUntilEveryThreadRan(limit: 5) { runs += 1; return true }
+        XCTAssertEqual(runs, 5, "the other thread never ran: up to the limit")
+        runs = 0
+        ConcurrentRounds.Progress(threads: 2).repeatUntilEveryThreadRan(limit: 5) { runs += 1; return runs < 2 }
+        XCTAssertEqual(runs, 2, "stops at the failed run")
+        let shared = ConcurrentRounds.Progress(threads: 2)
+        var first = 0, second = 0
+        shared.repeatUntilEveryThreadRan(limit: 3) { first += 1; return true }
+        shared.repeatUntilEveryThreadRan(limit: 3) { second += 1; return true }
+        XCTAssertEqual([first, second], [3, 1], "once both ran, neither repeats")
+    }
+
     func testTheCheckKeepsItsJSONSpelling() throws {
         let c = ConcurrencyCheck(state: .unverified, rounds: 9, overlappingRounds: 0, mostAtOnce: 1)
         let json = try JSONCoding.text(c, pretty: false)

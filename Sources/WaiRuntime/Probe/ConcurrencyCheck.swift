@@ -49,6 +49,33 @@ enum ConcurrentRounds {
     static let needed = ProbeSuite.concurrentRounds
     static let extraRounds = 6
     static let extraSeconds = 5.0
+    /// Runs of one prepared graph in one round at most: a short graph runs again while the
+    /// long ones are still running, up to this many times.
+    static let runsPerThread = 8
+
+    /// The threads of one round: each repeats its run until every thread has finished one.
+    final class Progress: @unchecked Sendable {
+        private let lock = Mutex()
+        private let threads: Int
+        private var finished = 0
+
+        init(threads: Int) { self.threads = threads }
+
+        private var everyThreadRan: Bool { lock.withLock { finished >= threads } }
+
+        /// Calls `body` (one run; false: stop, it failed) at least once, and again while
+        /// another thread has not finished its first run, at most `limit` times.
+        func repeatUntilEveryThreadRan(limit: Int = ConcurrentRounds.runsPerThread, _ body: () -> Bool) {
+            var runs = 0
+            var more = true
+            while more {
+                more = body()
+                runs += 1
+                if runs == 1 { lock.withLock { finished += 1 } }
+                if runs >= limit || everyThreadRan { more = false }
+            }
+        }
+    }
 
     enum Round {
         /// The round's runs all matched; when each was inside the plugin.

@@ -41,7 +41,7 @@ struct ProbeSession {
         guard !exact.isEmpty else {
             return ProbeOutcome(state: .rejected, stage: stages.first.map(VerdictStage.init),
                                 reason: "the unit refused every op as unsupported (\(unsupported.sorted().joined(separator: ", ")))",
-                                coverage: coverage)
+                                coverage: coverage, concurrency: concurrency)
         }
         var reason = "exact on every stage (\(stages.map(\.rawValue).joined(separator: ", ")))"
         if !unsupported.isEmpty {
@@ -211,25 +211,38 @@ struct ProbeSession {
         // run's interval is stamped by host code: the worker around graph_run, checked
         // against the host's own stamps); one that did not is run again, within a bound.
         let outcome = ConcurrentRounds.run { round -> ConcurrentRounds.Round in
-            let results = runConcurrently(concurrent.map { item in { Result { try item.1.timedRun(item.0.inputs) } } })
-            var intervals: [RunInterval?] = []
-            for (i, result) in results.enumerated() {
-                let (c, _, e) = concurrent[i]
-                let run = ProbeSuite.repetitionRounds + round
-                switch result {
-                case .failure(let error):
-                    return .rejected(ProbeOutcome(state: .rejected, stage: stage,
-                                                  reason: "stage \(stage), graph \(c.name), run \(run), concurrently with \(others) other prepared graphs: \(error)"))
-                case .success(let timed):
-                    if var r = ExactnessProbe.compare(graph: c.graph, caseName: c.name, stage: stage, expected: e,
-                                                      got: timed.outputs, run: run) {
-                        let most = RunOverlap.mostAtOnce(results.map { try? $0.get().interval })
-                        r.reason += " (run concurrently with \(others) other prepared graphs on separate threads; "
-                            + "at most \(most) inside the plugin at once)"
-                        return .rejected(r)
+            let run = ProbeSuite.repetitionRounds + round
+            // Each thread runs its graph again until every thread has finished one run, so
+            // the short graphs keep running beside the long ones instead of being done
+            // before those start; every run is compared.
+            let progress = ConcurrentRounds.Progress(threads: concurrent.count)
+            let perThread = runConcurrently(concurrent.map { item in { () -> ([RunInterval?], ProbeOutcome?) in
+                let (c, p, e) = item
+                var intervals: [RunInterval?] = []
+                var rejection: ProbeOutcome?
+                progress.repeatUntilEveryThreadRan {
+                    switch Result(catching: { try p.timedRun(c.inputs) }) {
+                    case .failure(let error):
+                        rejection = ProbeOutcome(state: .rejected, stage: stage,
+                                                 reason: "stage \(stage), graph \(c.name), run \(run), concurrently with \(others) other prepared graphs: \(error)")
+                        return false
+                    case .success(let timed):
+                        intervals.append(timed.interval)
+                        rejection = ExactnessProbe.compare(graph: c.graph, caseName: c.name, stage: stage, expected: e,
+                                                           got: timed.outputs, run: run)
+                        return rejection == nil
                     }
-                    intervals.append(timed.interval)
                 }
+                return (intervals, rejection)
+            } })
+            let intervals = perThread.flatMap(\.0)
+            // The first wrong graph in the fixed order, whichever thread finished first.
+            if var r = perThread.lazy.compactMap(\.1).first {
+                if r.mismatch != nil {
+                    r.reason += " (run concurrently with \(others) other prepared graphs on separate threads; "
+                        + "at most \(RunOverlap.mostAtOnce(intervals)) inside the plugin at once)"
+                }
+                return .rejected(r)
             }
             return .ran(intervals)
         }
