@@ -44,6 +44,9 @@ public final class BackendHost: @unchecked Sendable {
     private var windowCaches: [(graph: IntegerGraph, cache: WindowCache)] = []
     /// Model qualification verdicts (docs/probe.md §9), kept beside the probe cache.
     private let qualifications: QualificationBook
+    /// Units whose concurrent runs the probe did not see overlap (selector → their turn):
+    /// their runs take turns, whichever threads of the application issue them.
+    private var turns: [String: Mutex] = [:]
 
     private struct PreparedEntry {
         var path: String
@@ -148,7 +151,7 @@ public final class BackendHost: @unchecked Sendable {
                 do {
                     let p = try preparedGraph(for: row, graph: graph, name: model?.description)
                     if overlap { pending = startSpotCheck(row, graph: graph, inputs: inputs, besideRun: true) }
-                    do { outputs = try p.run(inputs) } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
+                    do { outputs = try oneAtATime(row) { try p.run(inputs) } } catch where row.coverage != nil && SizeRefusal.applies(error, graph) {
                         throw SizeRefusal(error: error)
                     }
                     answered = Stopwatch.now()
@@ -253,8 +256,23 @@ public final class BackendHost: @unchecked Sendable {
     /// one found now by running the graph at the qualification size in the unit's worker.
     private func qualify(_ row: UnitProbeRecord, graph: IntegerGraph, model: ModelGraphID) throws -> QualificationGate.Decision {
         try QualificationGate.decide(row, graph: graph, model: model, book: qualifications) { g, inputs in
-            try workerUnit(for: row).prepare(g, name: "\(model.description) at the qualification size").run(inputs)
+            let p = try workerUnit(for: row).prepare(g, name: "\(model.description) at the qualification size")
+            return try oneAtATime(row) { try p.run(inputs) }
         }
+    }
+
+    /// Runs `body` (a run on `row`'s unit) right away when the probe verified that the
+    /// unit's concurrent runs overlapped and stayed exact; otherwise after every other run
+    /// on that unit in this host has returned (docs/probe.md §3, "Concurrent runs").
+    private func oneAtATime<T>(_ row: UnitProbeRecord, _ body: () throws -> T) throws -> T {
+        if row.concurrentRunsVerified { return try body() }
+        let turn = lock.withLock { () -> Mutex in
+            if let t = turns[row.selector] { return t }
+            let t = Mutex()
+            turns[row.selector] = t
+            return t
+        }
+        return try turn.withLock(body)
     }
 
     /// Applies the spot-check policy to a run on `row`: when it is checked, its windows are

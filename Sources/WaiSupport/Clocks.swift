@@ -12,6 +12,13 @@ public func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// Nanoseconds on the monotonic clock: CLOCK_MONOTONIC is one clock for every process of
+/// the machine, so a stamp taken in a unit worker compares with one taken in the host.
+public func monotonicNanoseconds() -> UInt64 {
+    let ts = now(CLOCK_MONOTONIC)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
 public func monotonicMilliseconds() -> Double {
     let ts = now(CLOCK_MONOTONIC)
     return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6

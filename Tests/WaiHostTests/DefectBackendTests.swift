@@ -36,6 +36,10 @@ final class DefectBackendTests: XCTestCase {
         XCTAssertEqual(exact.state, .accepted, exact.reason)
         XCTAssertEqual(exact.coverage?.unsupported, [])
         XCTAssertEqual(exact.coverage?.exact.count, 10, "exact on all ten ops")
+        // Its concurrent rounds were run and their overlap recorded (verified or not: that
+        // depends on the machine's load, ConcurrencyOverlapTests has the logic).
+        XCTAssertGreaterThanOrEqual(exact.concurrency?.rounds ?? 0, ProbeSuite.concurrentRounds, exact.reason)
+        XCTAssertTrue(exact.reason.contains("concurrency "), exact.reason)
 
         let noLookup = try row(.noLookup)
         XCTAssertEqual(noLookup.state, .accepted, noLookup.reason)

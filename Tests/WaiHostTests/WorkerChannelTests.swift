@@ -38,6 +38,24 @@ final class WorkerChannelTests: XCTestCase {
         XCTAssertEqual(worker.startCount, 1, "one worker served them all")
     }
 
+    /// A run's reply carries when graph_run ran, inside the host's own bracket of the request
+    /// (what the probe's concurrent rounds compare, docs/probe.md §3 "Concurrent runs").
+    func testARunThroughTheWorkerSaysWhenThePluginRanIt() throws {
+        let path = try CPluginBuilder.shared.plugin(.good)
+        let unit = WorkerUnit(worker: WorkerPool(executable: HostTestSupport.unitWorker).worker(for: path, sha256: nil),
+                              unit: 0, timeout: 300)
+        let (graph, inputs) = try HostTestSupport.smallGraph()
+        let prepared = try unit.prepare(graph)
+        let before = monotonicNanoseconds()
+        let timed = try prepared.timedRun(inputs)
+        let after = monotonicNanoseconds()
+        XCTAssertEqual(timed.outputs, try ReferenceInterpreter.run(graph, inputs: inputs))
+        let interval = try XCTUnwrap(timed.interval, "the worker's stamps were refused")
+        XCTAssertLessThanOrEqual(before, interval.start)
+        XCTAssertLessThanOrEqual(interval.start, interval.end)
+        XCTAssertLessThanOrEqual(interval.end, after)
+    }
+
     func testHeadersRoundTripAndAnythingElseIsRefused() {
         let h = WorkerWire.Header(kind: .run, length: 4, tag: 77)
         XCTAssertEqual(WorkerWire.Header(h.bytes), h)

@@ -51,5 +51,9 @@ final class WaiSupportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(monotonicSeconds(), before, "the monotonic clock went back")
         XCTAssertGreaterThan(wallClockMilliseconds(), 1_600_000_000_000, "wall clock before 2020")
         XCTAssertEqual(wallClockNanoseconds() / 1_000_000_000, Int64(wallClockSeconds()), accuracy: 2)
+        // The nanosecond monotonic clock is the same clock as the seconds one.
+        let ns = monotonicNanoseconds()
+        XCTAssertEqual(Double(ns) / 1e9, monotonicSeconds(), accuracy: 2)
+        XCTAssertGreaterThanOrEqual(monotonicNanoseconds(), ns, "the monotonic clock went back")
     }
 }

@@ -82,6 +82,9 @@ enum ProbeDetail {
             } else if rec.state == .accepted {
                 lines.append("  coverage:     not recorded (a verdict of an older host: every op)")
             }
+            if rec.state == .accepted {
+                lines.append("  concurrency:  " + (rec.concurrency.map(\.summary) ?? "not checked: the host runs its graphs one at a time"))
+            }
             lines.append("  cache key:    \(u.row.extra.cacheKey ?? "-")")
         }
         return lines.joined(separator: "\n")

@@ -55,7 +55,7 @@ public final class PreparedGraph: @unchecked Sendable {
             buffers.append(b)
             outTensors.append(Self.tensor(index: output.index, buffer: b, count: count))
         }
-        try callRun(inTensors, &outTensors)
+        _ = try callRun(inTensors, &outTensors)
         let firstOutput = inputs.count
         return outputSpecs.enumerated().map { k, output in
             let b = buffers[firstOutput + k]
@@ -65,7 +65,10 @@ public final class PreparedGraph: @unchecked Sendable {
 
     /// Runs on tensors that already hold the inputs and have room for the outputs (the
     /// unit worker's shared memory): no copy in or out. Buffers are in graph order.
-    func runInPlace(inputs: [UnsafeMutableBufferPointer<Int32>], outputs: [UnsafeMutableBufferPointer<Int32>]) throws {
+    /// Returns when the plugin's `graph_run` started and returned (the unit worker sends it to
+    /// the host, docs/probe.md §3).
+    @discardableResult
+    func runInPlace(inputs: [UnsafeMutableBufferPointer<Int32>], outputs: [UnsafeMutableBufferPointer<Int32>]) throws -> RunInterval {
         guard inputs.count == inputSpecs.count, outputs.count == outputSpecs.count else {
             throw PluginError.runMismatch(path: plugin.path,
                 reason: "graph has \(inputSpecs.count) inputs and \(outputSpecs.count) outputs, run was given \(inputs.count) and \(outputs.count)")
@@ -75,17 +78,20 @@ public final class PreparedGraph: @unchecked Sendable {
         }
         let ins = zip(inputs, inputSpecs).map { Self.tensor(index: $1.index, buffer: $0, count: $0.count) }
         var outs = zip(outputs, outputSpecs).map { Self.tensor(index: $1.index, buffer: $0, count: $0.count) }
-        try callRun(ins, &outs)
+        return try callRun(ins, &outs)
     }
 
-    private func callRun(_ inTensors: [wai_tensor], _ outTensors: inout [wai_tensor]) throws {
+    private func callRun(_ inTensors: [wai_tensor], _ outTensors: inout [wai_tensor]) throws -> RunInterval {
         let run = plugin.table.pointee.graph_run!
-        let (status, message) = lock.withLock {
+        let (status, message, interval) = lock.withLock {
             inTensors.withUnsafeBufferPointer { ins in
                 outTensors.withUnsafeMutableBufferPointer { outs in
-                    BackendPlugin.callWithMessage { err, cap in
+                    // Stamped right around the plugin call, inside the per-graph lock.
+                    let start = monotonicNanoseconds()
+                    let (status, message) = BackendPlugin.callWithMessage { err, cap in
                         run(handle, ins.baseAddress, UInt32(ins.count), outs.baseAddress, UInt32(outs.count), err, cap)
                     }
+                    return (status, message, RunInterval(start: start, end: monotonicNanoseconds()))
                 }
             }
         }
@@ -93,6 +99,7 @@ public final class PreparedGraph: @unchecked Sendable {
             throw PluginError.callFailed(path: plugin.path, call: "graph_run",
                                          status: BackendPlugin.statusName(status), message: message)
         }
+        return interval
     }
 
     private static func tensor(index: Int, buffer: UnsafeMutableBufferPointer<Int32>, count: Int) -> wai_tensor {

@@ -6,11 +6,14 @@ public struct ProbeOutcome: Codable, Sendable, Equatable {
     public var mismatch: ProbeMismatch?
     /// Accepted units: the ops (and widths) they are exact on, and the ops they refused.
     public var coverage: ProbeCoverage?
+    /// Accepted units: whether their concurrent runs were seen to overlap (nil: the
+    /// repetition stage did not run, which the host treats as unverified).
+    public var concurrency: ConcurrencyCheck?
 
     public init(state: ProbeState, stage: VerdictStage? = nil, reason: String, mismatch: ProbeMismatch? = nil,
-                coverage: ProbeCoverage? = nil) {
+                coverage: ProbeCoverage? = nil, concurrency: ConcurrencyCheck? = nil) {
         self.state = state; self.stage = stage; self.reason = reason; self.mismatch = mismatch
-        self.coverage = coverage
+        self.coverage = coverage; self.concurrency = concurrency
     }
 }
 

@@ -11,6 +11,18 @@ public protocol GraphUnit: Sendable {
 /// One prepared graph. Runs are serialised per prepared graph by the implementation.
 public protocol PreparedGraphRun: AnyObject, Sendable {
     func run(_ inputs: [TensorValue]) throws -> [TensorValue]
+    /// The same run, with when the plugin was inside it: what the probe's concurrent rounds
+    /// compare (docs/probe.md §1 `repetition`).
+    func timedRun(_ inputs: [TensorValue]) throws -> TimedRun
+}
+
+extension PreparedGraphRun {
+    /// In this process the host's own stamps around the call bracket the plugin's run.
+    public func timedRun(_ inputs: [TensorValue]) throws -> TimedRun {
+        let start = monotonicNanoseconds()
+        let outputs = try run(inputs)
+        return TimedRun(outputs: outputs, interval: RunInterval(start: start, end: monotonicNanoseconds()))
+    }
 }
 
 extension PreparedGraph: PreparedGraphRun {}

@@ -142,6 +142,9 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     /// Which ops the unit is exact on and which it refused; nil on rows of an older host
     /// (read as every op).
     public var coverage: ProbeCoverage?
+    /// Whether the probe saw the unit's concurrent runs overlap (docs/probe.md §3); the host
+    /// runs graphs on a unit one at a time unless this is `verified`.
+    public var concurrency: ConcurrencyCheck?
     /// True when the exactness outcome and speed came from the probe cache.
     public var cached: Bool
     /// True when the unit came from a cached listing (its identity matched, docs/probe.md §5
@@ -162,12 +165,16 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     /// This unit; nil on a row without one.
     public var ref: UnitRef? { index.map { .unit(backend: backend, index: $0) } }
 
+    /// True when runs on this unit may overlap: the probe saw its concurrent runs overlap
+    /// and stay exact. Otherwise the host gives it one run at a time.
+    public var concurrentRunsVerified: Bool { concurrency?.state == .verified }
+
     /// "cpu:0" — how a selection names this unit; the file name on a row without one.
     public var selector: String { ref?.description ?? backend }
 
     enum CodingKeys: String, CodingKey {
         case backend, path, backendVersion = "backend_version", pluginSHA256 = "plugin_sha256", device, unit, index, driver, state,
-             rank, reason, stage, mismatch, speed, coverage, cached, listingCached = "listing_cached"
+             rank, reason, stage, mismatch, speed, coverage, concurrency, cached, listingCached = "listing_cached"
     }
 }
 

@@ -294,6 +294,7 @@ struct ProbeRunner {
         row.reason = outcome.reason
         row.mismatch = outcome.mismatch
         row.coverage = outcome.coverage
+        row.concurrency = outcome.concurrency
     }
 
     private func failedRow(path: String, reason: String) -> UnitProbeRecord {

@@ -14,6 +14,8 @@ struct ProbeSession {
     private var built: [ProbeStage: [ProbeCase]] = [:]
     /// Reference outputs of the cases the repetition stage runs again.
     private var expectedMemo: [String: [TensorValue]] = [:]
+    /// What the repetition stage's concurrent rounds saw (nil until it ran).
+    private(set) var concurrency: ConcurrencyCheck?
 
     /// Cases and reference outputs shared with the other units of this probe run.
     private let references: ProbeReferences
@@ -39,7 +41,7 @@ struct ProbeSession {
         guard !exact.isEmpty else {
             return ProbeOutcome(state: .rejected, stage: stages.first.map(VerdictStage.init),
                                 reason: "the unit refused every op as unsupported (\(unsupported.sorted().joined(separator: ", ")))",
-                                coverage: coverage)
+                                coverage: coverage, concurrency: concurrency)
         }
         var reason = "exact on every stage (\(stages.map(\.rawValue).joined(separator: ", ")))"
         if !unsupported.isEmpty {
@@ -48,7 +50,8 @@ struct ProbeSession {
         if let limit = memoryLimit {
             reason += "; out of memory on graphs with a tensor of \(limit) elements (accepted for graphs below that)"
         }
-        return ProbeOutcome(state: .accepted, reason: reason, coverage: coverage)
+        if let concurrency { reason += "; \(concurrency)" }
+        return ProbeOutcome(state: .accepted, reason: reason, coverage: coverage, concurrency: concurrency)
     }
 
     // MARK: - one graph
@@ -159,8 +162,9 @@ struct ProbeSession {
     // MARK: - repetition and concurrency
 
     /// Every repeated graph prepared once, run `rounds` times interleaved with the others,
-    /// then all of them at once on separate threads (ABI §8 allows that), `concurrentRounds`
-    /// times; every run must equal the reference.
+    /// then all of them at once on separate threads (ABI §8 allows that), until
+    /// `concurrentRounds` rounds overlapped or the bound of `ConcurrentRounds` is reached;
+    /// every run must equal the reference.
     private mutating func repetition() throws -> ProbeOutcome? {
         let stage = VerdictStage.repetition
         var items: [(ProbeCase, any PreparedGraphRun, [TensorValue])] = []
@@ -199,23 +203,52 @@ struct ProbeSession {
             }
         }
         let others = concurrent.count - 1
-        for round in 1...ProbeSuite.concurrentRounds {
-            let results = runConcurrently(concurrent.map { item in { Result { try item.1.run(item.0.inputs) } } })
-            for (i, result) in results.enumerated() {
-                let (c, _, e) = concurrent[i]
-                let run = ProbeSuite.repetitionRounds + round
-                switch result {
-                case .failure(let error):
-                    return ProbeOutcome(state: .rejected, stage: stage,
-                                        reason: "stage \(stage), graph \(c.name), run \(run), concurrently with \(others) other prepared graphs: \(error)")
-                case .success(let got):
-                    if var r = ExactnessProbe.compare(graph: c.graph, caseName: c.name, stage: stage, expected: e,
-                                                      got: got, run: run) {
-                        r.reason += " (run concurrently with \(others) other prepared graphs on separate threads)"
-                        return r
+        guard others > 0 else {
+            concurrency = ConcurrencyCheck(state: .unverified, rounds: 0, overlappingRounds: 0, mostAtOnce: 0)
+            return nil
+        }
+        // A round proves something only when runs really overlapped inside the plugin (each
+        // run's interval is stamped by host code: the worker around graph_run, checked
+        // against the host's own stamps); one that did not is run again, within a bound.
+        let outcome = ConcurrentRounds.run { round -> ConcurrentRounds.Round in
+            let run = ProbeSuite.repetitionRounds + round
+            // Each thread runs its graph again until every thread has finished one run, so
+            // the short graphs keep running beside the long ones instead of being done
+            // before those start; every run is compared.
+            let progress = ConcurrentRounds.Progress(threads: concurrent.count)
+            let perThread = runConcurrently(concurrent.map { item in { () -> ([RunInterval?], ProbeOutcome?) in
+                let (c, p, e) = item
+                var intervals: [RunInterval?] = []
+                var rejection: ProbeOutcome?
+                progress.repeatUntilEveryThreadRan {
+                    switch Result(catching: { try p.timedRun(c.inputs) }) {
+                    case .failure(let error):
+                        rejection = ProbeOutcome(state: .rejected, stage: stage,
+                                                 reason: "stage \(stage), graph \(c.name), run \(run), concurrently with \(others) other prepared graphs: \(error)")
+                        return false
+                    case .success(let timed):
+                        intervals.append(timed.interval)
+                        rejection = ExactnessProbe.compare(graph: c.graph, caseName: c.name, stage: stage, expected: e,
+                                                           got: timed.outputs, run: run)
+                        return rejection == nil
                     }
                 }
+                return (intervals, rejection)
+            } })
+            let intervals = perThread.flatMap(\.0)
+            // The first wrong graph in the fixed order, whichever thread finished first.
+            if var r = perThread.lazy.compactMap(\.1).first {
+                if r.mismatch != nil {
+                    r.reason += " (run concurrently with \(others) other prepared graphs on separate threads; "
+                        + "at most \(RunOverlap.mostAtOnce(intervals)) inside the plugin at once)"
+                }
+                return .rejected(r)
             }
+            return .ran(intervals)
+        }
+        switch outcome {
+        case .rejected(let r): return r
+        case .checked(let check): concurrency = check
         }
         return nil
     }

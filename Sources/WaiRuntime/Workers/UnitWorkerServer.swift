@@ -143,8 +143,12 @@ public enum UnitWorkerServer {
             let h = try r.u32("handle")
             guard let p = state.lock.withLock({ state.prepared[h] }) else { throw WorkerError.refused("no prepared graph \(h)") }
             let buffers = p.arena.regions.indices.map { p.arena.buffer($0) }
-            try p.graph.runInPlace(inputs: Array(buffers[..<p.inputs]), outputs: Array(buffers[p.inputs...]))
-            return []
+            let interval = try p.graph.runInPlace(inputs: Array(buffers[..<p.inputs]), outputs: Array(buffers[p.inputs...]))
+            // When graph_run was running: the host checks it against its own stamps and uses
+            // it only to tell whether concurrent runs overlapped (docs/probe.md §3).
+            var w = ByteWriter()
+            w.u64(interval.start); w.u64(interval.end)
+            return w.bytes
         case .release?:
             if fd >= 0 { close(fd) }
             let h = try r.u32("handle")

@@ -73,6 +73,12 @@ public final class WorkerPreparedGraph: PreparedGraphRun, @unchecked Sendable {
     public var isUsable: Bool { process.isAlive }
 
     public func run(_ inputs: [TensorValue]) throws -> [TensorValue] {
+        try timedRun(inputs).outputs
+    }
+
+    /// The interval is the worker's stamps around graph_run, kept only when they lie inside
+    /// the host's own stamps around the request (`RunInterval.checked`); nil otherwise.
+    public func timedRun(_ inputs: [TensorValue]) throws -> TimedRun {
         guard inputs.count == inputShapes.count else {
             throw WorkerError.refused("graph has \(inputShapes.count) inputs, run was given \(inputs.count)")
         }
@@ -96,11 +102,24 @@ public final class WorkerPreparedGraph: PreparedGraphRun, @unchecked Sendable {
             for k in outputShapes.indices {
                 arena.buffer(inputs.count + k).update(repeating: sentinels[k])
             }
-            _ = try process.request(.run, body: body, timeout: timeout, what: what)
-            return outputShapes.enumerated().map { k, shape in
+            let sent = monotonicNanoseconds()
+            let reply = try process.request(.run, body: body, timeout: timeout, what: what)
+            let bracket = RunInterval(start: sent, end: monotonicNanoseconds())
+            let outputs = outputShapes.enumerated().map { k, shape in
                 TensorValue(shape: shape, values: Array(arena.buffer(inputs.count + k)))
             }
+            return TimedRun(outputs: outputs, interval: Self.interval(reply, within: bracket))
         }
+    }
+
+    /// The run reply's two stamps (u64 nanoseconds, start then end); nil when the reply is
+    /// not exactly that or the stamps fall outside the host's bracket. The outputs are
+    /// compared either way: a missing interval only means the run proves no overlap.
+    static func interval(_ reply: [UInt8], within bracket: RunInterval) -> RunInterval? {
+        guard reply.count == 16 else { return nil }
+        var r = ByteReader(reply, source: "unit worker run reply", end: reply.count)
+        guard let start = try? r.u64("start"), let end = try? r.u64("end") else { return nil }
+        return RunInterval.checked(RunInterval(start: start, end: end), within: bracket)
     }
 }
 

@@ -10,7 +10,8 @@ import Glibc
 /// in the shared memory handed over with `prepare`.
 enum WorkerWire {
     static let magic: UInt32 = 0x5541_5757   // "WWAU" little-endian
-    static let version: UInt16 = 1
+    /// 2: a run's reply carries when graph_run started and returned.
+    static let version: UInt16 = 2
     static let headerSize = 16
     /// Requests carry a whole graph container (docs/model-container.md §8 bounds it).
     static let maxRequestBody = ModelContainer.maxContainerSize + 4096

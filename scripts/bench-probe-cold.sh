@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# What a probe costs by how cold the machine is (docs/probe.md §8), not a test: with every
+# driver cache empty (XDG_CACHE_HOME a new folder: Mesa's shader cache, PoCL's kernel cache and
+# the OpenCL backend's program cache all live under it) `waihost probe --fresh`; then
+# `--fresh` again with those caches warm (no WaiHost probe cache: every unit probed and timed);
+# then the warm probe (`waihost probe`, every verdict and listing cached). Per unit and stage
+# from the probe's own progress lines, as scripts/bench-probe-stages.sh does, and the CPU time.
+# Usage: scripts/bench-probe-cold.sh [PLUGIN_DIR] [WAIHOST] [WARM_FRESH_RUNS] [WARM_RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+plugins="${1:-plugins.d}"
+bin="${2:-}"
+if [ -z "$bin" ]; then
+  scripts/build-release.sh >/dev/null
+  bin="$(swift build -c release --show-bin-path)/waihost"
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+grep -m1 'model name' /proc/cpuinfo
+echo "cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$bin" "$plugins" "$tmp" "${3:-3}" "${4:-30}" <<'PY'
+import collections, os, re, resource, statistics, subprocess, sys, time
+waihost, plugins, tmp, fresh_runs, warm_runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+env = {k: v for k, v in os.environ.items() if k not in ("WAIHOST_CACHE_DIR", "WAI_OPENCL_CACHE_DIR", "POCL_CACHE_DIR",
+                                                         "MESA_SHADER_CACHE_DIR", "MESA_GLSL_CACHE_DIR")}
+env["XDG_CACHE_HOME"] = tmp + "/xdg"
+os.makedirs(env["XDG_CACHE_HOME"])
+stages = ["start", "semantics", "arithmetic", "widths", "parameters", "channels", "decode", "repetition", "scale", "calibration"]
+
+def cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+def probe(label, args):
+    c0, t0 = cpu(), time.perf_counter()
+    p = subprocess.Popen([waihost, "probe", "--plugin-dir", plugins] + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    last, dur = {}, collections.defaultdict(dict)
+    for line in p.stderr:
+        t = time.perf_counter() - t0
+        m = re.match(r"(probing|timing) (\S+)(?: .*?stage (\w+))?", line.strip())
+        if not m:
+            continue
+        kind, unit, stage = m.groups()
+        stage = stage or ("calibration" if kind == "timing" else "start")
+        if unit in last:
+            s, ts = last[unit]
+            dur[unit][s] = t - ts
+        last[unit] = (stage, t)
+    if p.wait() != 0:
+        sys.exit(f"{label}: waihost probe exited {p.returncode}")
+    wall = time.perf_counter() - t0
+    for unit, (s, ts) in last.items():
+        dur[unit][s] = wall - ts
+    return wall, cpu() - c0, dur
+
+def table(dur):
+    print("  " + "unit".ljust(10) + "".join(s[:10].rjust(11) for s in stages))
+    for unit in sorted(dur):
+        print("  " + unit.ljust(10) + "".join((f"{dur[unit][s]:.2f}" if s in dur[unit] else "-").rjust(11) for s in stages))
+
+wall, c, dur = probe("cold", ["--fresh"])
+print(f"cold probe, every driver cache empty (--fresh): {wall:.2f} s wall, {c:.2f} s CPU")
+table(dur)
+walls, cpus = [], []
+for k in range(fresh_runs):
+    wall, c, dur = probe("warm drivers", ["--fresh"])
+    walls.append(wall); cpus.append(c)
+print(f"driver caches warm, no probe cache (--fresh), {fresh_runs} runs: median {statistics.median(walls):.2f} s wall "
+      f"(min {min(walls):.2f}), median {statistics.median(cpus):.2f} s CPU; the last run:")
+table(dur)
+walls, cpus = [], []
+for k in range(warm_runs):
+    wall, c, _ = probe("warm", [])
+    walls.append(wall * 1000); cpus.append(c * 1000)
+print(f"warm probe (every verdict and listing cached), {warm_runs} runs: median {statistics.median(walls):.1f} ms wall "
+      f"(min {min(walls):.1f}), median {statistics.median(cpus):.1f} ms CPU")
+walls = []
+for k in range(warm_runs):
+    t0 = time.perf_counter()
+    subprocess.run([waihost, "version"], check=True, stdout=subprocess.DEVNULL, env=env)
+    walls.append((time.perf_counter() - t0) * 1000)
+print(f"waihost version, same run, {warm_runs} runs: median {statistics.median(walls):.1f} ms wall (min {min(walls):.1f})")
+PY
