@@ -28,7 +28,7 @@ final class ConcurrencyDefectTests: XCTestCase {
         let why = outcome.reason + (outcome.concurrency.map { " [\($0)]" } ?? "")
         XCTAssertEqual(outcome.state, .rejected, why)
         XCTAssertEqual(outcome.stage, .repetition, why)
-        XCTAssertEqual(outcome.mismatch?.op, "inverse_gdn", why)
+        XCTAssertEqual(outcome.mismatch?.op, .op(.inverseGDN), why)
         XCTAssertGreaterThan(outcome.mismatch?.run ?? 0, ProbeSuite.repetitionRounds, "only when run concurrently: \(outcome.reason)")
         XCTAssertTrue(outcome.reason.contains("inside the plugin at once"), outcome.reason)
     }
