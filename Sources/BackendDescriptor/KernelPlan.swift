@@ -17,6 +17,9 @@ package struct KernelPlan {
         /// buffers[2] — byte offset, and the bytes its uniform view spans (0: none).
         package var constants: [Int32] = [1, 1, 1, 1]
         package var windowOffset = 0, windowRange = 0
+        /// OpenCL only: the `-D` constants of the convolution program the kernel is built in
+        /// (docs/gpu-kernels.md §5); nil: the program of the element-wise kernels.
+        package var options: String? = nil
 
         package init(kernel: String, buffers: [Int?], items: Int, params: [Int32]) {
             self.kernel = kernel

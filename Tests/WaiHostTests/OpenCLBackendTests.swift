@@ -175,6 +175,43 @@ final class OpenCLBackendTests: XCTestCase {
         try BackendCases.assertExact(BackendCases.tiledConvolutionEdges(), on: targets())
     }
 
+    /// docs/gpu-kernels.md §5: with __constant memory capped at 4 KiB (WAI_OPENCL_CONSTANT_BYTES)
+    /// a phase's groups spread over more windows, and a group larger than the cap (5×5 taps ×
+    /// 180 inputs, 3×3 × 11) is read through __global; the integers are the same.
+    func testConvolutionWeightsPastTheConstantBufferAreReadFromGlobalMemory() throws {
+        setenv("WAI_OPENCL_CONSTANT_BYTES", "4096", 1)
+        defer { unsetenv("WAI_OPENCL_CONSTANT_BYTES") }
+        let plugin = try load()
+        let targets = try plugin.units().map { ("\($0.device) [4 KiB constant]", plugin, $0.index) }
+        try BackendCases.assertExact(BackendCases.tiledConvolutionEdges(), on: targets)
+    }
+
+    /// A constant cap that is not a byte count refuses to open, naming the variable.
+    func testABadConstantCapIsRefusedAtOpen() throws {
+        let path = try Self.pluginPath()
+        setenv("WAI_OPENCL_CONSTANT_BYTES", "64k", 1)
+        defer { unsetenv("WAI_OPENCL_CONSTANT_BYTES") }
+        XCTAssertThrowsError(try BackendPlugin.load(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("WAI_OPENCL_CONSTANT_BYTES=64k is not a byte count"), "\(error)")
+        }
+    }
+
+    /// The convolution programs are cached per set of -D constants: the key, stored whole in
+    /// the file, holds them, and a second backend instance builds nothing new.
+    func testConvolutionProgramsAreCachedPerConstants() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("opencl-conv-cache-check")
+        setenv("WAI_OPENCL_CACHE_DIR", dir, 1)
+        let cases = try BackendCases.tiledConvolutionEdges().prefix(2)
+        try BackendCases.assertExact(Array(cases), on: [("first", try load(), 0)])
+        func files() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".clbin") }.sorted() }
+        let first = try files()
+        let keyed = try first.filter { try Data(contentsOf: URL(fileURLWithPath: dir + "/" + $0)).range(of: Data("-D TRANSPOSED=0 -D UNROLLED=1 -D NU=5 -D NV=5 -D CS=2".utf8)) != nil }
+        XCTAssertEqual(keyed.count, 1, "the 5×5 stride-2 program, once: \(first)")
+        XCTAssertGreaterThan(first.count, 2, "element-wise program and the convolutions' programs: \(first)")
+        try BackendCases.assertExact(Array(cases), on: [("second", try load(), 0)])
+        XCTAssertEqual(try files(), first)
+    }
+
     func testElementwiseOpsBothWidths() throws {
         try BackendCases.assertExact(BackendCases.elementwise(), on: targets())
     }

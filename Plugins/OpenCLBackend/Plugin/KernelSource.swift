@@ -1,5 +1,6 @@
-/// The OpenCL C of every kernel (docs/integer-ops.md §4), one program built per device at
-/// the first graph_prepare and kept in the disk cache (Runtime/program.c). Each op exists
+/// The OpenCL C of every kernel but the convolutions (docs/integer-ops.md §4; the
+/// convolutions: ConvKernelSource), one program built per device at the first graph_prepare
+/// and kept in the disk cache (Runtime/program.c). Each op exists
 /// once as a macro and is instantiated per storage width of its operands (X, Y; add also
 /// B): `short` for narrow tensors, `int` for wide ones (§2). Every kernel takes the same
 /// seven arguments — x, y, four parameter buffers (add's second input in the first) and an
@@ -7,8 +8,8 @@
 /// (the global size is rounded up to the work-group size).
 ///
 /// What the arithmetic relies on (OpenCL C specification, "Built-in Scalar Data Types" and
-/// "Operators"): int is 32-bit two's complement; `>>` of a negative signed value fills the
-/// vacated bits with ones, i.e. it is the floor shift of §3; shift counts stay in 0…31 (so the
+/// "Operators"): int is 32-bit two's complement; `>>` only of non-negative values (the
+/// floor shift of §3 of a negative value is `~(~v >> s)`); shift counts stay in 0…31 (so the
 /// spec's masking of the count never applies); `/` and `%` are used on non-negative operands
 /// only, where they are exact; conversions to short happen only for values inside the
 /// tensor's certified interval, so they are exact; there is no float anywhere (isqrt is an
@@ -16,10 +17,12 @@
 /// so no signed operation overflows.
 enum KernelSource {
     static let text = #"""
-// waihost OpenCL kernels, version 1 (docs/integer-ops.md; S = its sections). ASCII only: some compilers refuse other bytes.
+// waihost OpenCL kernels, version 2 (docs/integer-ops.md; S = its sections). ASCII only: some compilers refuse other bytes.
 
-// S3 rnd(x, s) = (x + 2^(s-1)) >> s for s >= 1, x for s = 0; >> on negative int is the floor shift.
-inline int rnd(int x, int s) { return s == 0 ? x : (x + (1 << (s - 1))) >> s; }
+// S3 floor(v / 2^s) for 0 <= s <= 31 with no shift of a negative value: for v < 0, ~v = -v - 1 >= 0.
+inline int floor_shift(int v, int s) { return v >= 0 ? v >> s : ~(~v >> s); }
+// S3 rnd(x, s) = floor((x + 2^(s-1)) / 2^s) for s >= 1, x for s = 0.
+inline int rnd(int x, int s) { return s == 0 ? x : floor_shift(x + (1 << (s - 1)), s); }
 
 // S3 isqrt(n) = the largest r with r*r <= n, exactly, by the binary digit-by-digit method.
 inline uint isqrt_u(uint n) {
@@ -37,131 +40,6 @@ inline uint isqrt_u(uint n) {
                          __global const int *b4, __global const int *b5, int16 p
 #define ITEM uint id = (uint)get_global_id(0); if (id >= (uint)p.s0) return;
 
-// S4.3 requantize of one value: clamp(rnd(a*m, s), lo, hi).
-inline int requantize1(int a, int m, int s, int lo, int hi) { return min(max(rnd(a * m, s), lo), hi); }
-
-// S4.1 conv2d (T = 0) and S4.2 conv_transpose2d (T = 1), tiled as docs/gpu-kernels.md says
-// (the Vulkan backend's conv_tiled.glsl is the same design). A work group of 64 items (64/cb
-// tile rows x cb column blocks, cb = p.sf in 4, 8, 16, the host's choice for the shape)
-// computes 64/cb rows x 4*cb columns x 8 output channels; an item 4 adjacent columns x 8
-// channels (int8 accumulators a0..a3). A transposed convolution is split
-// into its stride^2 phases: all outputs of a phase use the same taps, tile coordinates are
-// phase coordinates, every operand of / and % is non-negative. Input channels go through in
-// chunks of p.se channels whose input window is staged in local memory (rows padded to whole
-// int4s plus one spare), zero outside the input (D = 1: read from x instead, for windows too
-// large to stage); where an item's 4 columns and all their column taps lie in 8 consecutive
-// window columns it loads them once per row with one vload8. int32 accumulation: the
-// certificate bounds every partial sum in any order (S5); a zero tap adds 0. Weights (b2):
-// [group][kh][kw][cin][8]; bias (b3) padded to whole groups; the fused requantize (p.sb = 1)
-// applies m (b4), s (b5), [lo, hi] = [p.sc, p.sd] to the accumulators before the store.
-// p: count, cin, h, w, ho, wo, kh, kw, stride, pad, cout, fused, lo, hi, chunk, cb.
-#define TILE_CAPACITY 4096
-#define CONV_TILED(NAME, XN, YN, XT, YT, T, D, LOCAL)                           \
-__kernel __attribute__((reqd_work_group_size(64, 1, 1)))                        \
-void NAME##_x##XN##_y##YN(ARGS(XT, int, YT)) {                                  \
-    __local int tile[LOCAL];                                                    \
-    int cin = p.s1, h = p.s2, w = p.s3, ho = p.s4, wo = p.s5, kh = p.s6, kw = p.s7; \
-    int s = p.s8, pad = p.s9, cout = p.sa, chunk = p.se;                        \
-    int blocks = p.sf, rows = 64 / blocks, cols = 4 * blocks;                   \
-    int groups = (cout + 7) / 8;                                                \
-    int lid = (int)get_local_id(0);                                             \
-    uint wg = (uint)get_group_id(0);                                            \
-    int phases = T ? s * s : 1, hp = T ? (ho + s - 1) / s : ho, wp = T ? (wo + s - 1) / s : wo; \
-    uint tilesR = (uint)((hp + rows - 1) / rows), tilesC = (uint)((wp + cols - 1) / cols); \
-    uint tc = wg % tilesC, rest = wg / tilesC;                                  \
-    uint tr = rest % tilesR; rest /= tilesR;                                    \
-    int phase = (int)(rest % (uint)phases), g = (int)(rest / (uint)phases);     \
-    if (g >= groups) return;                                                    \
-    int lr = lid / blocks, cb = lid - lr * blocks, t = (int)tr * rows + lr, q0 = (int)tc * cols + cb * 4; \
-    int pr = phase / s, pc = phase - pr * s;                                    \
-    int u0, v0, nu, nv, rowsP, colsP, r0, c0, wh, ww, rs, us;                   \
-    if (T) {                                                                    \
-        u0 = (pr + pad) % s; v0 = (pc + pad) % s;                               \
-        nu = kh > u0 ? (kh - u0 + s - 1) / s : 0; nv = kw > v0 ? (kw - v0 + s - 1) / s : 0; \
-        rowsP = ho > pr ? (ho - pr + s - 1) / s : 0; colsP = wo > pc ? (wo - pc + s - 1) / s : 0; \
-        r0 = (int)tr * rows + (pr + pad - u0) / s - (nu - 1);                   \
-        c0 = (int)tc * cols + (pc + pad - v0) / s - (nv - 1);                   \
-        wh = rows - 1 + nu; ww = cols - 1 + nv; rs = 1; us = s;                 \
-    } else {                                                                    \
-        u0 = 0; v0 = 0; nu = kh; nv = kw; rowsP = ho; colsP = wo;               \
-        r0 = (int)tr * rows * s - pad; c0 = (int)tc * cols * s - pad;           \
-        wh = (rows - 1) * s + kh; ww = (cols - 1) * s + kw; rs = s; us = 1;     \
-    }                                                                           \
-    int ww4 = (ww + 3) / 4 + 1, area4 = wh * ww4;                               \
-    int fast = !D && rs == 1 && nv <= 5;                                        \
-    int8 a0 = vload8(g, b3), a1 = a0, a2 = a0, a3 = a0;                         \
-    for (int cc = 0; cc < cin; cc += chunk) {                                   \
-        int n = min(chunk, cin - cc);                                           \
-        if (!D) {                                                               \
-            barrier(CLK_LOCAL_MEM_FENCE);                                       \
-            for (int e = lid; e < n * area4; e += 64) {                         \
-                int ch = e / area4, rem = e - ch * area4, rr = rem / ww4;       \
-                int gr = r0 + rr, gc = c0 + (rem - rr * ww4) * 4;               \
-                int4 v = (int4)(0);                                             \
-                if (gr >= 0 && gr < h) {                                        \
-                    __global const XT *xr = x + ((uint)(cc + ch) * (uint)h + (uint)gr) * (uint)w; \
-                    if (gc >= 0 && gc < w) v.s0 = (int)xr[gc];                  \
-                    if (gc + 1 >= 0 && gc + 1 < w) v.s1 = (int)xr[gc + 1];      \
-                    if (gc + 2 >= 0 && gc + 2 < w) v.s2 = (int)xr[gc + 2];      \
-                    if (gc + 3 >= 0 && gc + 3 < w) v.s3 = (int)xr[gc + 3];      \
-                }                                                               \
-                vstore4(v, e, tile);                                            \
-            }                                                                   \
-            barrier(CLK_LOCAL_MEM_FENCE);                                       \
-        }                                                                       \
-        for (int ch = 0; ch < n; ch++) {                                        \
-            for (int a = 0; a < nu; a++) {                                      \
-                int wr = T ? lr + (nu - 1 - a) : lr * rs + a, u = u0 + us * a;  \
-                __global const int *wt = b2 + ((((uint)g * (uint)kh + (uint)u) * (uint)kw + (uint)v0) * (uint)cin + (uint)(cc + ch)) * 8u; \
-                uint wstep = (uint)(us * cin) * 8u;                             \
-                if (fast) {                                                     \
-                    int at = ((ch * wh + wr) * ww4 + cb) * 4;                   \
-                    int8 xs = vload8(0, tile + at);                             \
-                    int xv[8]; vstore8(xs, 0, xv);                              \
-                    for (int b = 0; b < nv; b++) {                              \
-                        int o = T ? nv - 1 - b : b;                             \
-                        int8 w8 = vload8(0, wt + (uint)b * wstep);              \
-                        a0 += w8 * xv[o]; a1 += w8 * xv[o + 1]; a2 += w8 * xv[o + 2]; a3 += w8 * xv[o + 3]; \
-                    }                                                           \
-                    continue;                                                   \
-                }                                                               \
-                for (int b = 0; b < nv; b++) {                                  \
-                    int wc = T ? cb * 4 + (nv - 1 - b) : cb * 4 * rs + b;       \
-                    int8 w8 = vload8(0, wt + (uint)b * wstep);                  \
-                    int x0, x1, x2, x3;                                         \
-                    if (!D) {                                                   \
-                        int base = (ch * wh + wr) * ww4 * 4 + wc;               \
-                        x0 = tile[base]; x1 = tile[base + rs]; x2 = tile[base + 2 * rs]; x3 = tile[base + 3 * rs]; \
-                    } else {                                                    \
-                        int gr = r0 + wr, gc = c0 + wc;                         \
-                        __global const XT *xr = x + ((uint)(cc + ch) * (uint)h + (uint)clamp(gr, 0, h - 1)) * (uint)w; \
-                        int inside = gr >= 0 && gr < h;                         \
-                        x0 = inside && gc >= 0 && gc < w ? (int)xr[gc] : 0;     \
-                        x1 = inside && gc + rs >= 0 && gc + rs < w ? (int)xr[gc + rs] : 0; \
-                        x2 = inside && gc + 2 * rs >= 0 && gc + 2 * rs < w ? (int)xr[gc + 2 * rs] : 0; \
-                        x3 = inside && gc + 3 * rs >= 0 && gc + 3 * rs < w ? (int)xr[gc + 3 * rs] : 0; \
-                    }                                                           \
-                    a0 += w8 * x0; a1 += w8 * x1; a2 += w8 * x2; a3 += w8 * x3; \
-                }                                                               \
-            }                                                                   \
-        }                                                                       \
-    }                                                                           \
-    if (t >= rowsP) return;                                                     \
-    int i = T ? pr + s * t : t;                                                 \
-    int lanes[32];                                                              \
-    vstore8(a0, 0, lanes); vstore8(a1, 1, lanes); vstore8(a2, 2, lanes); vstore8(a3, 3, lanes); \
-    for (int k = 0; k < 4 && q0 + k < colsP; k++) {                             \
-        int j = T ? pc + s * (q0 + k) : q0 + k;                                 \
-        for (int l = 0; l < 8 && g * 8 + l < cout; l++) {                       \
-            int o = g * 8 + l, v = lanes[k * 8 + l];                            \
-            if (p.sb) v = requantize1(v, b4[o], b5[o], p.sc, p.sd);             \
-            y[((uint)o * (uint)ho + (uint)i) * (uint)wo + (uint)j] = (YT)v;     \
-        }                                                                       \
-    }                                                                           \
-}
-#define CONV2D(XN, YN, XT, YT) CONV_TILED(conv2d_d0, XN, YN, XT, YT, 0, 0, TILE_CAPACITY) \
-                               CONV_TILED(conv2d_d1, XN, YN, XT, YT, 0, 1, 1)
-#define CONVT2D(XN, YN, XT, YT) CONV_TILED(conv_transpose2d, XN, YN, XT, YT, 1, 0, TILE_CAPACITY)
 
 // S4.3 y = clamp(rnd(x*m[c], s[c]), lo, hi). p: count, plane, lo, hi.
 #define REQUANTIZE(XN, YN, XT, YT)                                              \
@@ -241,8 +119,6 @@ __kernel void inverse_gdn_x##XN##_y##YN(ARGS(XT, int, YT)) {                    
 }
 
 #define WIDTHS(K) K(16, 16, short, short) K(16, 32, short, int) K(32, 16, int, short) K(32, 32, int, int)
-WIDTHS(CONV2D)
-WIDTHS(CONVT2D)
 WIDTHS(REQUANTIZE)
 WIDTHS(CLAMP)
 WIDTHS(DEPTH_TO_SPACE)

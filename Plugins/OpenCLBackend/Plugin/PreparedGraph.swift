@@ -20,7 +20,9 @@ final class OpenCLPreparedGraph {
         tensors = spec.tensors
         inputs = spec.inputs
         outputs = spec.outputs
-        let plan = try KernelPlan(spec, narrow: backend.units[Int(unit)].narrow != 0, lowering: OpenCLLowering())
+        let info = backend.units[Int(unit)]
+        let plan = try KernelPlan(spec, narrow: info.narrow != 0,
+                                  lowering: OpenCLLowering(constantBytes: Int(clamping: info.max_constant)))
         graph = try Self.create(plan, spec, backend: backend, unit: unit)
     }
 
@@ -56,6 +58,10 @@ final class OpenCLPreparedGraph {
         let dispatches: [oclrt_dispatch] = try plan.dispatches.map { d in
             var out = oclrt_dispatch()
             out.kernel = try cString(d.kernel)
+            if let options = d.options {
+                out.source = try cString(ConvKernelSource.text)
+                out.options = try cString(options)
+            }
             withUnsafeMutableBytes(of: &out.buffers) { raw in
                 for k in 0..<Int(OCLRT_BUFFER_ARGS) {
                     let b = k < d.buffers.count ? d.buffers[k] : nil

@@ -66,7 +66,7 @@ static void pci_identity(cl_device_id d, const vkrt_pci_node *nodes, size_t n_no
     }
 }
 
-static void describe(oclrt_context *ctx, oclrt_device *d, int allow_narrow, const vkrt_pci_node *nodes, size_t n_nodes) {
+static void describe(oclrt_context *ctx, oclrt_device *d, int allow_narrow, cl_ulong constant_cap, const vkrt_pci_node *nodes, size_t n_nodes) {
     (void)ctx;
     cl_device_type type = 0;
     if (cl.clGetDeviceInfo(d->id, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) type = 0;
@@ -85,6 +85,11 @@ static void describe(oclrt_context *ctx, oclrt_device *d, int allow_narrow, cons
                         d->device_version, d->driver_version, pci);
     if (cl.clGetDeviceInfo(d->id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc, &d->max_alloc, NULL) != CL_SUCCESS)
         d->max_alloc = 128u << 20; /* the smallest the spec allows any device */
+    /* docs/gpu-kernels.md §5: convolution weights go to __constant memory where they fit. */
+    cl_ulong constant = 0;
+    if (cl.clGetDeviceInfo(d->id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof constant, &constant, NULL) != CL_SUCCESS)
+        constant = 64u << 10; /* the smallest the spec allows a full profile device */
+    d->info.max_constant = constant < constant_cap ? constant : constant_cap;
     /* short is a core storage type of OpenCL C: every device stores narrow tensors as
      * short unless WAI_OPENCL_NARROW=0 asks for int. */
     d->info.narrow = (uint32_t)allow_narrow;
@@ -140,6 +145,21 @@ int oclrt_open(oclrt_context **out, char *err, size_t cap) {
     oclrt_context *ctx = calloc(1, sizeof *ctx);
     oclrt_device *devices = calloc(n, sizeof *devices);
     if (!ctx || !devices) { free(ctx); free(devices); return oclrt_fail(err, cap, OCLRT_OOM, "open: out of host memory"); }
+    /* WAI_OPENCL_CONSTANT_BYTES (README.md, "Environment"): lowers the __constant bytes per
+     * argument the convolutions use, never raises them; anything but decimal digits refuses. */
+    cl_ulong constant_cap = ~(cl_ulong)0;
+    const char *cb = getenv("WAI_OPENCL_CONSTANT_BYTES");
+    if (cb && *cb) {
+        cl_ulong v = 0;
+        for (const char *c = cb; *c; c++) {
+            if (*c < '0' || *c > '9' || v > ((cl_ulong)1 << 40)) {
+                free(ctx); free(devices);
+                return oclrt_fail(err, cap, OCLRT_INVALID, "WAI_OPENCL_CONSTANT_BYTES=%.32s is not a byte count (decimal digits, at most 2^40)", cb);
+            }
+            v = v * 10 + (cl_ulong)(*c - '0');
+        }
+        constant_cap = v;
+    }
     const char *narrow = getenv("WAI_OPENCL_NARROW");
     int allow_narrow = !(narrow && strcmp(narrow, "0") == 0);
     ctx->n_devices = n;
@@ -151,7 +171,7 @@ int oclrt_open(oclrt_context **out, char *err, size_t cap) {
         devices[i].id = ids[i];
         devices[i].test_fail_enqueue = fail_enqueue;
         pthread_mutex_init(&devices[i].lock, NULL);
-        describe(ctx, &devices[i], allow_narrow, nodes, n_nodes);
+        describe(ctx, &devices[i], allow_narrow, constant_cap, nodes, n_nodes);
     }
     *out = ctx;
     return OCLRT_OK;
@@ -161,9 +181,12 @@ void oclrt_close(oclrt_context *ctx) {
     if (!ctx) return;
     for (uint32_t i = 0; i < ctx->n_devices; i++) {
         oclrt_device *d = &ctx->devices[i];
-        if (d->program) cl.clReleaseProgram(d->program);
+        for (uint32_t k = 0; k < d->n_programs; k++) {
+            cl.clReleaseProgram(d->programs[k].program);
+            free(d->programs[k].source);
+            free(d->programs[k].options);
+        }
         if (d->context) cl.clReleaseContext(d->context);
-        free(d->program_source);
         pthread_mutex_destroy(&d->lock);
     }
     free(ctx->devices);

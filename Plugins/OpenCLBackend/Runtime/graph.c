@@ -50,7 +50,7 @@ static int device_error(oclrt_device *d, char *err, size_t cap, cl_int r, const 
     return status;
 }
 
-static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer *buffers, uint32_t n_buffers,
+static int build_objects(oclrt_graph *g, cl_program *programs, const oclrt_buffer *buffers, uint32_t n_buffers,
                          const oclrt_dispatch *ds, uint32_t n_dispatches, char *err, size_t cap);
 
 static int build(oclrt_graph *g, const char *source, const oclrt_buffer *buffers, uint32_t n_buffers,
@@ -62,20 +62,27 @@ static int build(oclrt_graph *g, const char *source, const oclrt_buffer *buffers
                               "buffer %u needs %llu bytes; %s allocates at most %llu per buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
                               i, (unsigned long long)buffers[i].bytes, d->info.device, (unsigned long long)d->max_alloc);
     }
-    /* The program first: a kernel the compiler refuses fails before anything is allocated. */
-    cl_program program = NULL;
+    /* The programs first (the graph's source, then each dispatch's own): a kernel the
+     * compiler refuses fails before anything is allocated. Each is retained under the lock:
+     * another graph's build may evict it from the device's table. */
+    cl_program *programs = calloc(n_dispatches + 1, sizeof *programs);
+    if (!programs) return oclrt_fail(err, cap, OCLRT_OOM, "graph_prepare: out of host memory");
     pthread_mutex_lock(&d->lock);
-    int status = oclrt_program(d, source, &program, err, cap);
-    /* Held across kernel creation: another source's build may replace the device's program. */
-    if (status == OCLRT_OK) cl.clRetainProgram(program);
+    int status = oclrt_program(d, source, NULL, &programs[n_dispatches], err, cap);
+    if (status == OCLRT_OK) cl.clRetainProgram(programs[n_dispatches]);
+    for (uint32_t i = 0; status == OCLRT_OK && i < n_dispatches; i++) {
+        if (!ds[i].source) { programs[i] = programs[n_dispatches]; cl.clRetainProgram(programs[i]); continue; }
+        status = oclrt_program(d, ds[i].source, ds[i].options, &programs[i], err, cap);
+        if (status == OCLRT_OK) cl.clRetainProgram(programs[i]);
+    }
     pthread_mutex_unlock(&d->lock);
-    if (status) return status;
-    status = build_objects(g, program, buffers, n_buffers, ds, n_dispatches, err, cap);
-    cl.clReleaseProgram(program);
+    if (status == OCLRT_OK) status = build_objects(g, programs, buffers, n_buffers, ds, n_dispatches, err, cap);
+    for (uint32_t i = 0; i <= n_dispatches; i++) if (programs[i]) cl.clReleaseProgram(programs[i]);
+    free(programs);
     return status;
 }
 
-static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer *buffers, uint32_t n_buffers,
+static int build_objects(oclrt_graph *g, cl_program *programs, const oclrt_buffer *buffers, uint32_t n_buffers,
                          const oclrt_dispatch *ds, uint32_t n_dispatches, char *err, size_t cap) {
     oclrt_device *d = g->dev;
     cl_int r;
@@ -106,7 +113,7 @@ static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer 
     g->n_kernels = n_dispatches;
     for (uint32_t i = 0; i < n_dispatches; i++) {
         char what[128];
-        g->kernels[i] = cl.clCreateKernel(program, ds[i].kernel, &r);
+        g->kernels[i] = cl.clCreateKernel(programs[i], ds[i].kernel, &r);
         if (r != CL_SUCCESS || !g->kernels[i]) {
             g->kernels[i] = NULL;
             snprintf(what, sizeof what, "clCreateKernel(%s)", ds[i].kernel);
@@ -134,8 +141,8 @@ static int build_objects(oclrt_graph *g, cl_program program, const oclrt_buffer 
         if (cl.clGetKernelWorkGroupInfo(g->kernels[i], d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, NULL) != CL_SUCCESS || most == 0)
             most = 1;
         size_t local = most < OCLRT_LOCAL ? most : OCLRT_LOCAL;
-        /* The tiled convolutions (docs/gpu-kernels.md) are written for exactly 64 items
-         * sharing one local tile: a device that cannot run 64 is refused, not miscomputed. */
+        /* The tiled convolutions (docs/gpu-kernels.md §5) are written for work-groups of
+         * exactly 64 items (8 tile rows of 8): a device that cannot run 64 is refused. */
         if (strncmp(ds[i].kernel, "conv", 4) == 0 && local != OCLRT_LOCAL)
             return oclrt_fail(err, cap, OCLRT_UNSUPPORTED, "dispatch %u (%s): the kernel needs work-groups of %d items, the device runs at most %zu",
                               i, ds[i].kernel, OCLRT_LOCAL, most);

@@ -13,6 +13,7 @@
 
 #define OCLRT_MAX_PLATFORMS 16
 #define OCLRT_MAX_DEVICES 64
+#define OCLRT_MAX_PROGRAMS 64
 
 /* wai_status values (Sources/BackendABI/include/wai_backend.h). */
 enum { OCLRT_OK = 0, OCLRT_INVALID = 2, OCLRT_UNSUPPORTED = 3, OCLRT_NO_DEVICE = 4, OCLRT_OOM = 5, OCLRT_INTERNAL = 6 };
@@ -53,8 +54,10 @@ typedef struct oclrt_device {
     int lost;                      /* set on a failure that means the device is gone */
     int test_fail_enqueue;         /* WAI_OPENCL_TEST_HOOK=fail-enqueue (a test hook, README.md) */
     cl_context context;
-    cl_program program;
-    char *program_source;          /* the source `program` was built from */
+    /* The programs built so far, one per (source, options); a kernel holds its own
+     * reference, so an evicted program lives on in the graphs that use it. */
+    struct oclrt_program_entry { char *source, *options; cl_program program; } programs[OCLRT_MAX_PROGRAMS];
+    uint32_t n_programs, next_evict;
 } oclrt_device;
 
 struct oclrt_context {
@@ -67,7 +70,9 @@ int oclrt_fail(char *err, size_t cap, int status, const char *fmt, ...) __attrib
 int oclrt_error(char *err, size_t cap, cl_int code, const char *what);
 const char *oclrt_error_name(cl_int code);
 
-/* The device's program for `source`, built or loaded from the disk cache; caller holds d->lock. */
-int oclrt_program(oclrt_device *d, const char *source, cl_program *out, char *err, size_t cap);
+/* The device's program for `source` built with the base options and `options` (NULL: none),
+ * built or loaded from the disk cache; caller holds d->lock. *out stays valid until the lock
+ * is released (retain it to keep it). */
+int oclrt_program(oclrt_device *d, const char *source, const char *options, cl_program *out, char *err, size_t cap);
 
 #endif

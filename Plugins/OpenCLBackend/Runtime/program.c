@@ -1,8 +1,9 @@
-/* The one program of a device: built from source once per process, and its binary kept in
- * a disk cache so the next process (every probe runs in its own) skips the compiler.
- * A cache file holds the full key — platform, device and driver identity, build options and
- * the source itself — and is used only when that key matches byte for byte; the file name
- * (an FNV-1a hash of the key) only finds it. */
+/* The programs of a device — the element-wise kernels' source, and the convolution's once
+ * per set of -D constants (docs/gpu-kernels.md §5) — each built from source once per process,
+ * and its binary kept in a disk cache so the next process (every probe runs in its own) skips
+ * the compiler. A cache file holds the full key — platform, device and driver identity, the
+ * whole build options (constants included) and the source itself — and is used only when
+ * that key matches byte for byte; the file name (an FNV-1a hash of the key) only finds it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +47,23 @@ static int cache_dir(char *out, size_t cap) {
     return w > 0 && (size_t)w < cap;
 }
 
-static char *cache_key(const oclrt_device *d, const char *source, size_t *len) {
+/* OCLRT_BUILD_OPTIONS, then the dispatch's own (its -D constants); NULL: out of memory. */
+static char *build_options(const char *options) {
+    size_t n = strlen(OCLRT_BUILD_OPTIONS) + (options ? strlen(options) + 1 : 0) + 1;
+    char *out = malloc(n);
+    if (out) snprintf(out, n, "%s%s%s", OCLRT_BUILD_OPTIONS, options ? " " : "", options ? options : "");
+    return out;
+}
+
+static char *cache_key(const oclrt_device *d, const char *source, const char *options, size_t *len) {
     const char *fmt = "waihost-opencl program 1\n%s\n%s\n%s\n%s\n%s\n%s\n";
     int head = snprintf(NULL, 0, fmt, d->platform_name, d->platform_version, d->info.device, d->device_version,
-                        d->driver_version, OCLRT_BUILD_OPTIONS);
+                        d->driver_version, options);
     size_t n = (size_t)head + strlen(source);
     char *key = malloc(n + 1);
     if (!key) return NULL;
     snprintf(key, (size_t)head + 1, fmt, d->platform_name, d->platform_version, d->info.device, d->device_version,
-             d->driver_version, OCLRT_BUILD_OPTIONS);
+             d->driver_version, options);
     memcpy(key + head, source, strlen(source) + 1);
     *len = n;
     return key;
@@ -102,7 +111,7 @@ static void cache_write(const char *dir, const char *path, const char *key, size
 }
 
 /* The build log, quoted into the message (its first lines: the cap is the caller's). */
-static int build_failed(oclrt_device *d, cl_program program, cl_int r, char *err, size_t cap) {
+static int build_failed(oclrt_device *d, cl_program program, const char *options, cl_int r, char *err, size_t cap) {
     size_t size = 0;
     char *log = NULL;
     if (cl.clGetProgramBuildInfo(program, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) == CL_SUCCESS && size > 0 && size < (16u << 20)) {
@@ -111,17 +120,17 @@ static int build_failed(oclrt_device *d, cl_program program, cl_int r, char *err
     }
     int status = r == CL_BUILD_PROGRAM_FAILURE || r == CL_INVALID_BUILD_OPTIONS ? OCLRT_UNSUPPORTED : oclrt_error(NULL, 0, r, "");
     oclrt_fail(err, cap, status, "%s: clBuildProgram of the backend's kernels (program waihost-opencl, %s) failed: %s (%d); build log: %s",
-               d->info.device, OCLRT_BUILD_OPTIONS, oclrt_error_name(r), (int)r, log && log[0] ? log : "(empty)");
+               d->info.device, options, oclrt_error_name(r), (int)r, log && log[0] ? log : "(empty)");
     free(log);
     return status;
 }
 
-static int build_from_binary(oclrt_device *d, const unsigned char *bin, size_t len, cl_program *out) {
+static int build_from_binary(oclrt_device *d, const unsigned char *bin, size_t len, const char *options, cl_program *out) {
     cl_int status = CL_SUCCESS, r;
     const unsigned char *bins[1] = { bin };
     cl_program p = cl.clCreateProgramWithBinary(d->context, 1, &d->id, &len, bins, &status, &r);
     if (r != CL_SUCCESS || status != CL_SUCCESS || !p) { if (p) cl.clReleaseProgram(p); return 0; }
-    if (cl.clBuildProgram(p, 1, &d->id, OCLRT_BUILD_OPTIONS, NULL, NULL) != CL_SUCCESS) { cl.clReleaseProgram(p); return 0; }
+    if (cl.clBuildProgram(p, 1, &d->id, options, NULL, NULL) != CL_SUCCESS) { cl.clReleaseProgram(p); return 0; }
     *out = p;
     return 1;
 }
@@ -135,16 +144,28 @@ static int context_ready(oclrt_device *d, char *err, size_t cap) {
     return OCLRT_OK;
 }
 
-int oclrt_program(oclrt_device *d, const char *source, cl_program *out, char *err, size_t cap) {
+static int same(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+int oclrt_program(oclrt_device *d, const char *source, const char *extra, cl_program *out, char *err, size_t cap) {
     if (d->lost) return oclrt_fail(err, cap, OCLRT_NO_DEVICE, "%s: the device failed earlier and is no longer used", d->info.device);
     int status = context_ready(d, err, cap);
     if (status) return status;
-    if (d->program && strcmp(d->program_source, source) == 0) { *out = d->program; return OCLRT_OK; }
+    for (uint32_t k = 0; k < d->n_programs; k++) {
+        if (same(d->programs[k].options, extra) && strcmp(d->programs[k].source, source) == 0) {
+            *out = d->programs[k].program;
+            return OCLRT_OK;
+        }
+    }
 
     size_t key_len = 0;
-    char *key = cache_key(d, source, &key_len);
+    char *options = build_options(extra);
+    char *key = options ? cache_key(d, source, options, &key_len) : NULL;
     char *copy = strdup(source);
-    if (!key || !copy) { free(key); free(copy); return oclrt_fail(err, cap, OCLRT_OOM, "graph_prepare: out of host memory"); }
+    char *extra_copy = extra ? strdup(extra) : NULL;
+    if (!options || !key || !copy || (extra && !extra_copy)) {
+        free(options); free(key); free(copy); free(extra_copy);
+        return oclrt_fail(err, cap, OCLRT_OOM, "graph_prepare: out of host memory");
+    }
     char dir[1024], path[1100];
     int cached = cache_dir(dir, sizeof dir);
     if (cached) snprintf(path, sizeof path, "%s/%016llx.clbin", dir, (unsigned long long)fnv1a(key, key_len));
@@ -153,19 +174,22 @@ int oclrt_program(oclrt_device *d, const char *source, cl_program *out, char *er
     if (cached) {
         size_t len = 0;
         unsigned char *bin = cache_read(path, key, key_len, &len);
-        if (bin && !build_from_binary(d, bin, len, &program)) program = NULL;
+        if (bin && !build_from_binary(d, bin, len, options, &program)) program = NULL;
         free(bin);
     }
     if (!program) {
         cl_int r;
         const char *sources[1] = { source };
         program = cl.clCreateProgramWithSource(d->context, 1, sources, NULL, &r);
-        if (r != CL_SUCCESS || !program) { free(key); free(copy); return oclrt_error(err, cap, r, "clCreateProgramWithSource"); }
-        r = cl.clBuildProgram(program, 1, &d->id, OCLRT_BUILD_OPTIONS, NULL, NULL);
+        if (r != CL_SUCCESS || !program) {
+            free(options); free(key); free(copy); free(extra_copy);
+            return oclrt_error(err, cap, r, "clCreateProgramWithSource");
+        }
+        r = cl.clBuildProgram(program, 1, &d->id, options, NULL, NULL);
         if (r != CL_SUCCESS) {
-            status = build_failed(d, program, r, err, cap);
+            status = build_failed(d, program, options, r, err, cap);
             cl.clReleaseProgram(program);
-            free(key); free(copy);
+            free(options); free(key); free(copy); free(extra_copy);
             return status;
         }
         size_t len = 0;
@@ -178,11 +202,23 @@ int oclrt_program(oclrt_device *d, const char *source, cl_program *out, char *er
             free(bin);
         }
     }
+    free(options);
     free(key);
-    if (d->program) cl.clReleaseProgram(d->program);
-    free(d->program_source);
-    d->program = program;
-    d->program_source = copy;
+    /* A full table drops its oldest-filled slot; graphs built from it hold their own
+     * references through their kernels, and a caller still using it retained it. */
+    uint32_t slot = d->n_programs;
+    if (slot == OCLRT_MAX_PROGRAMS) {
+        slot = d->next_evict;
+        d->next_evict = (d->next_evict + 1) % OCLRT_MAX_PROGRAMS;
+        cl.clReleaseProgram(d->programs[slot].program);
+        free(d->programs[slot].source);
+        free(d->programs[slot].options);
+    } else {
+        d->n_programs++;
+    }
+    d->programs[slot].source = copy;
+    d->programs[slot].options = extra_copy;
+    d->programs[slot].program = program;
     *out = program;
     return OCLRT_OK;
 }

@@ -25,10 +25,13 @@ typedef struct oclrt_unit {
     uint32_t narrow;          /* 1: narrow tensors are stored as short */
     char device[128];
     char driver[128];
+    uint64_t max_constant;    /* bytes of one __constant argument (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE,
+                                 lowered by WAI_OPENCL_CONSTANT_BYTES) */
 } oclrt_unit;
 
 /* Loads the ICD loader and lists every device of every platform. Environment:
- * WAI_OPENCL_LOADER (library to dlopen), WAI_OPENCL_NARROW=0 (store narrow tensors as int). */
+ * WAI_OPENCL_LOADER (library to dlopen), WAI_OPENCL_NARROW=0 (store narrow tensors as int),
+ * WAI_OPENCL_CONSTANT_BYTES=N (use at most N bytes of __constant memory per argument). */
 int oclrt_open(oclrt_context **out, char *err, size_t err_cap);
 void oclrt_close(oclrt_context *ctx);
 uint32_t oclrt_unit_count(const oclrt_context *ctx);
@@ -46,6 +49,11 @@ typedef struct oclrt_buffer {
 #define OCLRT_BUFFER_ARGS 6
 typedef struct oclrt_dispatch {
     const char *kernel;
+    /* The program the kernel is in: NULL, the graph's source built with the base options;
+     * else this source built with the base options and `options` (-D constants, e.g. a
+     * convolution's taps: docs/gpu-kernels.md §5), each built once per device and cached. */
+    const char *source;
+    const char *options;
     uint32_t buffers[OCLRT_BUFFER_ARGS];
     uint64_t items;
     int32_t params[16];
