@@ -59,8 +59,21 @@ final class DefectBackendTests: XCTestCase {
         XCTAssertEqual(gdn?.graph, "inverse_gdn_c16", "the first count at which the fast path is taken")
         let first = try assertRejected(row(.firstRun), stages: [.repetition], ops: ["conv2d"])
         XCTAssertEqual(first?.run, 2, "right on the first run of a prepared graph only")
-        let scratch = try assertRejected(row(.staticScratch), stages: [.repetition], ops: ["inverse_gdn"])
-        XCTAssertGreaterThan(scratch?.run ?? 0, ProbeSuite.repetitionRounds, "wrong only when run concurrently")
+        // Wrong only when two prepared graphs are inside inverse GDN at once, which overlapping
+        // runs make likely but a loaded machine cannot make certain: each probe is a new trial,
+        // up to three. A probe that never saw runs overlap accepts it as `unverified`, and the
+        // host then never runs it concurrently (ConcurrencyDefectTests), which is safe; only
+        // three acceptances after verified overlap are a miss.
+        var scratchRow = try row(.staticScratch)
+        for _ in 0..<2 where scratchRow.state == .accepted && scratchRow.concurrency?.state == .verified {
+            scratchRow = try XCTUnwrap(try probeAgain(.staticScratch).units.first)
+        }
+        if scratchRow.state == .accepted {
+            XCTAssertNotEqual(scratchRow.concurrency?.state, .verified, "accepted after verified overlap: \(scratchRow.reason)")
+        } else {
+            let scratch = assertRejected(scratchRow, stages: [.repetition], ops: ["inverse_gdn"])
+            XCTAssertGreaterThan(scratch?.run ?? 0, ProbeSuite.repetitionRounds, "wrong only when run concurrently")
+        }
         // A race shows only when its two threads overlap, which a loaded test machine may not
         // let happen in one probe: each probe is a new trial, up to three.
         var race = try row(.raceLarge)
@@ -74,7 +87,7 @@ final class DefectBackendTests: XCTestCase {
         XCTAssertEqual(flips.state, .rejected, flips.reason)
         XCTAssertNotNil(flips.mismatch, flips.reason)
 
-        XCTAssertEqual(Set(result.accepted.map(\.backend)).subtracting([DefectVariant.raceLarge.backendName]),
+        XCTAssertEqual(Set(result.accepted.map(\.backend)).subtracting([DefectVariant.raceLarge.backendName, DefectVariant.staticScratch.backendName]),
                        [DefectVariant.none.backendName, DefectVariant.noLookup.backendName])
     }
 
