@@ -76,6 +76,48 @@ final class ProbeTimeoutTests: XCTestCase {
                        "the unit was not probed: \(lines.all)")
     }
 
+    /// A driver building its program in the first graph_prepare (iso_slowprep sleeps 10 s
+    /// there) has `probePrepareTimeout`, not the probe's shorter limit; with no more than
+    /// that limit the same build is a time-out.
+    func testTheFirstPrepareOfAUnitHasTheLongerPrepareAllowance() throws {
+        let f = try IsoFixture([.slowprep], withGood: false)
+        try f.arm()
+        var c = try f.configuration()
+        c.probeTimeout = Self.shortLimit
+        c.probePrepareTimeout = Self.shortLimit
+        let slow = try XCTUnwrap(try BackendHost(configuration: c).probe().units.first)
+        XCTAssertEqual(slow.state, .rejected, slow.reason)
+        XCTAssertTrue(slow.reason.contains("timed out after 4s during graph_prepare"), slow.reason)
+        XCTAssertEqual(slow.timeout?.attempt, 1)
+
+        // Below the sleep, with room for the probe's own requests on a loaded machine.
+        c.probeTimeout = 7
+        c.probePrepareTimeout = 300
+        let built = try XCTUnwrap(try BackendHost(configuration: c).probe().units.first)
+        XCTAssertEqual(built.state, .accepted, "every other request kept the 7s limit: \(built.reason)")
+        XCTAssertNil(built.timeout)
+        XCTAssertFalse(built.cached, "the time-out was probed again without --fresh")
+    }
+
+    /// `probe_prepare_timeout` / WAIHOST_PROBE_PREPARE_TIMEOUT (docs/configuration.md §3).
+    func testThePrepareAllowanceIsConfiguredByFileAndEnvironment() throws {
+        let dir = try CPluginBuilder.shared.makeDirectory("prepare-config")
+        let system = dir + "/waihost.conf"
+        try "probe_prepare_timeout = 45\n".write(toFile: system, atomically: true, encoding: .utf8)
+        let bare = HostConfiguration.resolve(environment: [:], systemConfig: dir + "/none.conf", executable: nil, library: nil)
+        XCTAssertEqual(bare.probePrepareTimeout, 120)
+        let file = HostConfiguration.resolve(environment: [:], systemConfig: system, executable: nil, library: nil)
+        XCTAssertNil(file.configurationError)
+        XCTAssertEqual(file.probePrepareTimeout, 45)
+        let env = HostConfiguration.resolve(environment: ["WAIHOST_PROBE_PREPARE_TIMEOUT": "300"], systemConfig: system,
+                                            executable: nil, library: nil)
+        XCTAssertEqual(env.probePrepareTimeout, 300)
+        let bad = HostConfiguration.resolve(environment: ["WAIHOST_PROBE_PREPARE_TIMEOUT": "soon"], systemConfig: nil,
+                                            executable: nil, library: nil)
+        XCTAssertEqual(bad.configurationError?.location, "WAIHOST_PROBE_PREPARE_TIMEOUT")
+        XCTAssertTrue(bad.configurationError?.reason.contains("probe_prepare_timeout") == true, "\(String(describing: bad.configurationError))")
+    }
+
     func testTheCacheKeepsTheTimeOutAndReadsFilesWithoutIt() throws {
         let dir = try CPluginBuilder.shared.makeDirectory("timeout-cache")
         let cache = ProbeCache(directory: dir)

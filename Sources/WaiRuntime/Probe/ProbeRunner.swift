@@ -236,7 +236,7 @@ struct ProbeRunner {
         do {
             // Through the unit itself, so the repetition stage prepares once and runs many
             // times, and runs prepared graphs concurrently, in the worker (docs/probe.md §2).
-            let watch = TimeoutWatch(u)
+            let watch = TimeoutWatch(FirstPrepareAllowance(u, allowance: configuration.probePrepareTimeout))
             var outcome = try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") },
                                                  unit: watch, references: references)
             // The probe stops at the first failing call, so a rejection after a time-out is the time-out's.

@@ -82,3 +82,23 @@ final class TimeoutWatch: GraphUnit, @unchecked Sendable {
         }
     }
 }
+
+/// A worker unit whose first graph_prepare in a probe has the longer limit
+/// `probePrepareTimeout` (docs/probe.md §3): drivers build their programs there, and a
+/// build killed at the limit leaves their caches empty, so the next probe would time out
+/// the same way. Every later prepare and every run has the probe's own limit.
+final class FirstPrepareAllowance: GraphUnit, @unchecked Sendable {
+    private let unit: WorkerUnit
+    private let allowance: Double
+    private let lock = Mutex()
+    private var first = true
+
+    init(_ unit: WorkerUnit, allowance: Double) {
+        self.unit = unit; self.allowance = max(allowance, unit.timeout)
+    }
+
+    func prepare(_ graph: IntegerGraph) throws -> any PreparedGraphRun {
+        let isFirst = lock.withLock { () -> Bool in defer { first = false }; return first }
+        return try unit.prepare(graph, name: nil, prepareTimeout: isFirst ? allowance : unit.timeout)
+    }
+}
