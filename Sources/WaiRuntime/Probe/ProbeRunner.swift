@@ -226,7 +226,7 @@ struct ProbeRunner {
 
     /// The exactness probe, run here on what the worker returns.
     private func probe(_ p: Pending, device: String, references: ProbeReferences) -> ProbeOutcome {
-        report("probing \(p.selector) (\(device))" + (p.retrying.map { " again: it timed out \($0.attempt) of \($0.attempts) times" } ?? ""))
+        report("probing \(p.selector) (\(device))" + (p.retrying.map { " again after time-out \($0.attempt) of \($0.attempts)" } ?? ""))
         let u = unit(p)
         // A worker that cannot be reached at all (not startable, restart limit) makes the
         // unit failed, not rejected: nothing of it was compared.
