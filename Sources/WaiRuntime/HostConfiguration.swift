@@ -23,6 +23,9 @@ public struct HostConfiguration: Sendable, Equatable {
     /// Time limit in seconds for one request to a unit worker while probing and timing
     /// (loading, listing, each prepare and run of a probe graph).
     public var probeTimeout: Double
+    /// Time limit in seconds for the first graph_prepare of each unit in a probe, where
+    /// drivers build their programs (docs/probe.md §3); `probeTimeout` when that is longer.
+    public var probePrepareTimeout: Double = 120
     /// Time limit in seconds for one prepare or run of a real graph.
     public var runTimeout: Double
     /// How many plugins are probed at once (units of one plugin one after another, in its
@@ -74,7 +77,7 @@ public struct HostConfiguration: Sendable, Equatable {
     /// `$XDG_CONFIG_HOME/waihost/waihost.conf`, then the environment (WAI_PLUGIN_PATH,
     /// WAIHOST_CACHE_DIR / XDG_CACHE_HOME / HOME, WAIHOST_UNIT_WORKER, WAIHOST_UNIT,
     /// WAIHOST_HIDE, WAIHOST_VISIBLE, WAIHOST_SPOT_CHECK, WAIHOST_PROBE_TIMEOUT,
-    /// WAIHOST_RUN_TIMEOUT), each later one overriding. A bad file line or variable is kept in
+    /// WAIHOST_PROBE_PREPARE_TIMEOUT, WAIHOST_RUN_TIMEOUT), each later one overriding. A bad file line or variable is kept in
     /// `configurationError`, which the host's probe and runs throw.
     public static func fromEnvironment() -> HostConfiguration {
         resolve(environment: Environment.current, systemConfig: systemConfigFile,
@@ -110,6 +113,7 @@ public struct HostConfiguration: Sendable, Equatable {
                                   probeTimeout: settings.probeTimeout ?? 20,
                                   runTimeout: settings.runTimeout ?? 120,
                                   spotCheck: settings.spotCheck ?? .everyRun)
+        c.probePrepareTimeout = settings.probePrepareTimeout ?? 120
         c.defaultUnit = settings.unit ?? .best
         c.unitFilter = UnitFilter(hide: settings.hide ?? [], visible: settings.visible)
         c.configurationError = problem
@@ -122,7 +126,7 @@ public struct HostConfiguration: Sendable, Equatable {
         let variables: [(String, ConfigKey)] = [
             ("WAIHOST_UNIT", .unit), ("WAIHOST_HIDE", .hide), ("WAIHOST_VISIBLE", .visible),
             ("WAIHOST_SPOT_CHECK", .spotCheck), ("WAIHOST_PROBE_TIMEOUT", .probeTimeout),
-            ("WAIHOST_RUN_TIMEOUT", .runTimeout),
+            ("WAIHOST_PROBE_PREPARE_TIMEOUT", .probePrepareTimeout), ("WAIHOST_RUN_TIMEOUT", .runTimeout),
         ]
         for (name, key) in variables {
             guard let value = env[name], !value.isEmpty else { continue }

@@ -7,9 +7,11 @@ import WaiHost
 @testable import WaiCapabilities
 
 /// The isolation test backends of Tests/CPlugins/iso_*.c, compiled with `cc` against the
-/// header alone. `trigger`: the file whose existence arms iso_crash and iso_hang.
+/// header alone. `trigger`: the file whose existence arms iso_crash, iso_hang and iso_slowprep.
 enum IsoBackend: String, CaseIterable {
     case chatter, forge, crash, hang, detect
+    /// Sleeps in its first graph_prepare when armed (ProbeTimeoutTests).
+    case slowprep
 
     var name: String { "iso" + rawValue }
     var fileName: String { "libWai-\(name).so" }

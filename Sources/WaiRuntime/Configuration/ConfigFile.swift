@@ -13,6 +13,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case spotCheck = "spot_check"
     case pluginPath = "plugin_path"
     case probeTimeout = "probe_timeout"
+    case probePrepareTimeout = "probe_prepare_timeout"
     case runTimeout = "run_timeout"
 }
 
@@ -34,6 +35,7 @@ public struct ConfigLayer: Equatable, Sendable {
     public var spotCheck: SpotCheckPolicy?
     public var pluginPath: [String]?
     public var probeTimeout: Double?
+    public var probePrepareTimeout: Double?
     public var runTimeout: Double?
 
     public init() {}
@@ -47,6 +49,7 @@ public struct ConfigLayer: Equatable, Sendable {
         if let v = over.spotCheck { r.spotCheck = v }
         if let v = over.pluginPath { r.pluginPath = v }
         if let v = over.probeTimeout { r.probeTimeout = v }
+        if let v = over.probePrepareTimeout { r.probePrepareTimeout = v }
         if let v = over.runTimeout { r.runTimeout = v }
         return r
     }
@@ -71,6 +74,7 @@ public struct ConfigLayer: Equatable, Sendable {
             }
             pluginPath = dirs
         case .probeTimeout: probeTimeout = try Self.seconds(key, value)
+        case .probePrepareTimeout: probePrepareTimeout = try Self.seconds(key, value)
         case .runTimeout: runTimeout = try Self.seconds(key, value)
         }
     }

@@ -9,11 +9,14 @@ public struct ProbeOutcome: Codable, Sendable, Equatable {
     /// Accepted units: whether their concurrent runs were seen to overlap (nil: the
     /// repetition stage did not run, which the host treats as unverified).
     public var concurrency: ConcurrencyCheck?
+    /// Rejections: set when the unit ran past the probe's time limit (docs/probe.md §5,
+    /// "Time-outs"); absent from cache files of older hosts.
+    public var timeout: ProbeTimeout?
 
     public init(state: ProbeState, stage: VerdictStage? = nil, reason: String, mismatch: ProbeMismatch? = nil,
-                coverage: ProbeCoverage? = nil, concurrency: ConcurrencyCheck? = nil) {
+                coverage: ProbeCoverage? = nil, concurrency: ConcurrencyCheck? = nil, timeout: ProbeTimeout? = nil) {
         self.state = state; self.stage = stage; self.reason = reason; self.mismatch = mismatch
-        self.coverage = coverage; self.concurrency = concurrency
+        self.coverage = coverage; self.concurrency = concurrency; self.timeout = timeout
     }
 }
 

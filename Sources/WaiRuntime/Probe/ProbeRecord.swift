@@ -145,6 +145,9 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
     /// Whether the probe saw the unit's concurrent runs overlap (docs/probe.md §3); the host
     /// runs graphs on a unit one at a time unless this is `verified`.
     public var concurrency: ConcurrencyCheck?
+    /// Set when the rejection was a time-out: which one in a row, and whether a later probe
+    /// tries the unit again (docs/probe.md §5, "Time-outs").
+    public var timeout: ProbeTimeout?
     /// True when the exactness outcome and speed came from the probe cache.
     public var cached: Bool
     /// True when the unit came from a cached listing (its identity matched, docs/probe.md §5
@@ -174,7 +177,7 @@ public struct UnitProbeRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case backend, path, backendVersion = "backend_version", pluginSHA256 = "plugin_sha256", device, unit, index, driver, state,
-             rank, reason, stage, mismatch, speed, coverage, concurrency, cached, listingCached = "listing_cached"
+             rank, reason, stage, mismatch, speed, coverage, concurrency, timeout, cached, listingCached = "listing_cached"
     }
 }
 
@@ -211,6 +214,7 @@ extension ProbeResult {
             r.units[i].stage = outcome.stage
             r.units[i].reason = outcome.reason
             r.units[i].mismatch = outcome.mismatch
+            r.units[i].timeout = outcome.timeout
             r.units[i].rank = nil
         }
         let order = r.units.indices.filter { r.units[$0].state == .accepted }

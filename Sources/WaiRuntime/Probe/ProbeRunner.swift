@@ -34,6 +34,8 @@ struct ProbeRunner {
         var unit: Int
         var selector: String
         var key: String?
+        /// The cached time-out this probe retries (docs/probe.md §5, "Time-outs"), if any.
+        var retrying: ProbeTimeout? = nil
     }
 
     /// The rows before any probing: one per unit (its cached verdict applied, else "not
@@ -100,6 +102,12 @@ struct ProbeRunner {
                         row.speed = hit.speed
                         row.cached = true
                         rows.append(row)
+                        // A time-out below its bound is probed again; the cached row stands
+                        // until then (and in `--list`).
+                        if let t = hit.outcome.timeout, t.retry == .nextProbe {
+                            pending.append(Pending(row: rows.count - 1, path: path, unit: u.index, selector: row.selector,
+                                                   key: key, retrying: t))
+                        }
                     } else {
                         rows.append(row)
                         pending.append(Pending(row: rows.count - 1, path: path, unit: u.index, selector: row.selector, key: key))
@@ -117,7 +125,7 @@ struct ProbeRunner {
         var rows = listed.rows
         let (pending, keys, cache) = (listed.pending, listed.keys, listed.cache)
         Self.rank(&rows)
-        let unprobed = Set(pending.map(\.row))
+        let unprobed = Set(pending.filter { $0.retrying == nil }.map(\.row))
         let entries = rows.enumerated().map { i, r in
             UnitListing.Entry(record: r, probed: !unprobed.contains(i), cacheKey: keys[i])
         }
@@ -153,6 +161,7 @@ struct ProbeRunner {
         var newEntries: [String: ProbeCache.Entry] = [:]
         for p in pending {
             guard var outcome = outcomes[p.row] else { continue }
+            rows[p.row].cached = false
             apply(outcome, to: &rows[p.row])
             if rows[p.row].state == .accepted {
                 switch time(p, reference: calibration) {
@@ -161,6 +170,12 @@ struct ProbeRunner {
                     outcome = rejection.outcome
                     apply(outcome, to: &rows[p.row])
                 }
+            }
+            if let t = outcome.timeout {
+                // Counted across probes under this key: one more in a row.
+                outcome.timeout = ProbeTimeout(seconds: t.seconds, attempt: (p.retrying?.attempt ?? 0) + 1)
+                outcome.reason += " (\(outcome.timeout?.summary ?? ""))"
+                apply(outcome, to: &rows[p.row])
             }
             if let key = p.key, rows[p.row].state != .failed {
                 // The outcome as the probe gave it (every field it has), not rebuilt from the row.
@@ -211,7 +226,7 @@ struct ProbeRunner {
 
     /// The exactness probe, run here on what the worker returns.
     private func probe(_ p: Pending, device: String, references: ProbeReferences) -> ProbeOutcome {
-        report("probing \(p.selector) (\(device))")
+        report("probing \(p.selector) (\(device))" + (p.retrying.map { " again after time-out \($0.attempt) of \($0.attempts)" } ?? ""))
         let u = unit(p)
         // A worker that cannot be reached at all (not startable, restart limit) makes the
         // unit failed, not rejected: nothing of it was compared.
@@ -221,8 +236,14 @@ struct ProbeRunner {
         do {
             // Through the unit itself, so the repetition stage prepares once and runs many
             // times, and runs prepared graphs concurrently, in the worker (docs/probe.md §2).
-            return try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") },
-                                          unit: u, references: references)
+            let watch = TimeoutWatch(FirstPrepareAllowance(u, allowance: configuration.probePrepareTimeout))
+            var outcome = try ExactnessProbe.run(progress: { stage in report("probing \(p.selector) … stage \(stage.rawValue)") },
+                                                 unit: watch, references: references)
+            // The probe stops at the first failing call, so a rejection after a time-out is the time-out's.
+            if outcome.state == .rejected, let s = watch.timedOut {
+                outcome.timeout = ProbeTimeout(seconds: s, attempt: 1)
+            }
+            return outcome
         } catch {
             return ProbeOutcome(state: .failed, reason: "\(error)")
         }
@@ -281,7 +302,8 @@ struct ProbeRunner {
                                                                 mismatch: r.mismatch)))
             } catch {
                 return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage,
-                    reason: "stage \(stage), graph \(c.name): \(error)")))
+                    reason: "stage \(stage), graph \(c.name): \(error)",
+                    timeout: ProbeTimeout.seconds(of: error).map { ProbeTimeout(seconds: $0, attempt: 1) })))
             }
         }
     }
@@ -295,6 +317,7 @@ struct ProbeRunner {
         row.mismatch = outcome.mismatch
         row.coverage = outcome.coverage
         row.concurrency = outcome.concurrency
+        row.timeout = outcome.timeout
     }
 
     private func failedRow(path: String, reason: String) -> UnitProbeRecord {

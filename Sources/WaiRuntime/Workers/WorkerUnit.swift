@@ -16,6 +16,12 @@ public struct WorkerUnit: GraphUnit {
 
     /// `name`: what failure reasons call the graph ("h_s of model set …"), when it has a name.
     public func prepare(_ graph: IntegerGraph, name: String?) throws -> any PreparedGraphRun {
+        try prepare(graph, name: name, prepareTimeout: timeout)
+    }
+
+    /// `prepareTimeout`: the limit of the graph_prepare request alone (the probe's first
+    /// prepare, where drivers build their programs, docs/probe.md §3); its runs keep `timeout`.
+    func prepare(_ graph: IntegerGraph, name: String?, prepareTimeout: Double) throws -> any PreparedGraphRun {
         let (process, listing) = try worker.live(timeout: timeout)
         guard listing.units.indices.contains(unit) else {
             throw WorkerError.refused("\(worker.path): unit \(unit): no such unit (the backend offers \(listing.units.count))")
@@ -28,7 +34,7 @@ public struct WorkerUnit: GraphUnit {
         for r in arena.regions { w.u64(UInt64(r.offset)); w.u64(UInt64(r.count)) }
         w.raw(ModelContainer.encode(graph))
         let what = GraphDescription.of(graph, name: name)
-        let reply = try process.request(.prepare, body: w.bytes, fd: arena.fd, timeout: timeout,
+        let reply = try process.request(.prepare, body: w.bytes, fd: arena.fd, timeout: prepareTimeout,
                                         what: "graph_prepare of \(what) on unit \(unit)")
         arena.closeDescriptor()
         var r = ByteReader(reply, source: "unit worker prepare reply", end: reply.count)
