@@ -49,3 +49,22 @@ public enum OpKind: UInt32, CaseIterable, Sendable {
     /// "1…10": the codes this table knows, for messages refusing another.
     public static var codeRange: String { "\(allCases.first!.rawValue)…\(allCases.last!.rawValue)" }
 }
+
+/// An op in JSON (probe verdicts' coverage, docs/cli.md `probe --json`) is its name, as
+/// docs/integer-ops.md spells it; another word is refused naming the ones there are.
+extension OpKind: Codable {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        guard let kind = OpKind(name: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "'\(text)' is no op (one of \(OpKind.allCases.map(\.name).joined(separator: ", ")))")
+        }
+        self = kind
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(name)
+    }
+}

@@ -128,7 +128,7 @@ final class OutputTests: XCTestCase {
                                                           channel: 0, y: 0, x: 2, expected: 1, got: 2, runsPassed: 3),
                                   speed: ProbeSpeed(runsPerSecond: 1, medianMilliseconds: 1, runs: 1, graph: "c"))
         row.pluginSHA256 = "00"
-        row.coverage = ProbeCoverage(exact: [.init(op: "add", widths: [16])], unsupported: [], maxElements: 5)
+        row.coverage = ProbeCoverage(exact: [.init(op: .add, widths: [16])], unsupported: [], maxElements: 5)
         let listing = UnitListing(entries: [.init(record: row, probed: true, cacheKey: "k")], cacheFile: "/c", warnings: [])
         for text in [try JSON.report(ProbeReport(ProbeResult(units: [row])), schema: .probe),
                      try JSON.report(ProbeListing(listing), schema: .probeList)] {

@@ -49,7 +49,7 @@ final class ConcurrencyDefectTests: XCTestCase {
         let row = try XCTUnwrap(listed.entries.first?.record)
         let unverified = ConcurrencyCheck(state: .unverified, rounds: 9, overlappingRounds: 0, mostAtOnce: 1)
         let outcome = ProbeOutcome(state: .accepted, reason: "exact on every stage; \(unverified)",
-                                   coverage: ProbeCoverage(exact: [.init(op: "inverse_gdn", widths: [16])], unsupported: []),
+                                   coverage: ProbeCoverage(exact: [.init(op: .inverseGDN, widths: [16])], unsupported: []),
                                    concurrency: unverified)
         ProbeCache(directory: cache).store([key: ProbeCache.Entry(outcome: outcome,
             speed: ProbeSpeed(runsPerSecond: 100, medianMilliseconds: 10, runs: 3, graph: "calibration"),

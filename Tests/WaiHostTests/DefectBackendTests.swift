@@ -43,8 +43,8 @@ final class DefectBackendTests: XCTestCase {
 
         let noLookup = try row(.noLookup)
         XCTAssertEqual(noLookup.state, .accepted, noLookup.reason)
-        XCTAssertEqual(noLookup.coverage?.unsupported, ["lookup"])
-        XCTAssertFalse(noLookup.coverage?.exact.contains { $0.op == "lookup" } ?? true)
+        XCTAssertEqual(noLookup.coverage?.unsupported, [.lookup])
+        XCTAssertFalse(noLookup.coverage?.exact.contains { $0.op == .lookup } ?? true)
         XCTAssertTrue(noLookup.reason.contains("unsupported: lookup"), noLookup.reason)
 
         let convs: Set<String> = ["conv2d", "conv_transpose2d"]

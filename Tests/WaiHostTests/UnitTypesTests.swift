@@ -115,6 +115,20 @@ final class UnitTypesTests: XCTestCase {
         XCTAssertEqual(try json(reference), #"{"backend":"reference","device":"host","dispatch":"forced","driver":"","reason":"r","unit":"cpu"}"#)
     }
 
+    /// A verdict's coverage names ops as docs/integer-ops.md does (docs/cli.md `probe --json`):
+    /// a probe-cache file written before the ops were typed reads back to the same bytes.
+    func testCoverageSpellsItsOpsByNameAndRefusesAnOpNoHostHas() throws {
+        let stored = #"{"exact":[{"op":"conv2d","widths":[16,32]},{"op":"inverse_gdn","widths":[16]}],"max_elements":99,"unsupported":["warp"]}"#
+        let c = try decode(ProbeCoverage.self, stored)
+        XCTAssertEqual(c.exact.map(\.op), [.conv2d, .inverseGDN])
+        XCTAssertEqual(c.unsupported, [.warp])
+        XCTAssertEqual(try json(c), stored)
+        for kind in OpKind.allCases { XCTAssertEqual(try json([kind]), "[\"\(kind.name)\"]") }
+        XCTAssertThrowsError(try decode(ProbeCoverage.self, #"{"exact":[{"op":"conv3d","widths":[16]}],"unsupported":[]}"#)) { error in
+            XCTAssertTrue("\(error)".contains("'conv3d' is no op"), "\(error)")
+        }
+    }
+
     func testEveryMismatchSiteReadsAndWritesItsWord() throws {
         for kind in OpKind.allCases {
             XCTAssertEqual(MismatchSite(name: kind.name), .op(kind))

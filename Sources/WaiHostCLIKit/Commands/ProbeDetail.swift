@@ -76,8 +76,8 @@ enum ProbeDetail {
             }
             if let c = rec.coverage {
                 lines.append("  exact ops:    \(c.exact.count) (op: storage widths of its first input)")
-                for o in c.exact { lines.append("    \(o.op.padding(22)) \(o.widths.map { "int\($0)" }.joined(separator: ", "))") }
-                lines.append("  unsupported:  \(c.unsupported.isEmpty ? "none" : c.unsupported.joined(separator: ", "))")
+                for o in c.exact { lines.append("    \(o.op.name.padding(22)) \(o.widths.map { "int\($0)" }.joined(separator: ", "))") }
+                lines.append("  unsupported:  \(c.unsupported.isEmpty ? "none" : c.unsupported.map(\.name).joined(separator: ", "))")
                 lines.append("  memory:       " + (c.maxElements.map { "ran out of memory above \($0) elements per tensor" } ?? "no limit met on the probe graphs"))
             } else if rec.state == .accepted {
                 lines.append("  coverage:     not recorded (a verdict of an older host: every op)")

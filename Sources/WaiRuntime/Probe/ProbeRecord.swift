@@ -60,19 +60,19 @@ public struct ProbeMismatch: Codable, Sendable, Equatable, CustomStringConvertib
 /// only to a unit whose coverage holds every op of the graph.
 public struct ProbeCoverage: Codable, Sendable, Equatable {
     public struct OpWidths: Codable, Sendable, Equatable {
-        public var op: String
+        public var op: OpKind
         /// Storage widths (16, 32) of the op's first input on the graphs it was exact on.
         public var widths: [Int]
-        public init(op: String, widths: [Int]) { self.op = op; self.widths = widths }
+        public init(op: OpKind, widths: [Int]) { self.op = op; self.widths = widths }
     }
 
     public var exact: [OpWidths]
-    public var unsupported: [String]
+    public var unsupported: [OpKind]
     /// The largest tensor (elements) the unit ran without running out of memory, when it
     /// ran out on a larger probe graph; nil when it never did.
     public var maxElements: Int?
 
-    public init(exact: [OpWidths], unsupported: [String], maxElements: Int? = nil) {
+    public init(exact: [OpWidths], unsupported: [OpKind], maxElements: Int? = nil) {
         self.exact = exact; self.unsupported = unsupported; self.maxElements = maxElements
     }
 
@@ -80,10 +80,10 @@ public struct ProbeCoverage: Codable, Sendable, Equatable {
     /// memory), or nil when the unit may run it.
     public func refusal(for graph: IntegerGraph) -> String? {
         let have = Set(exact.map(\.op))
-        var missing: [String] = []
-        for n in graph.nodes where !have.contains(n.op.name) && !missing.contains(n.op.name) { missing.append(n.op.name) }
+        var missing: [OpKind] = []
+        for n in graph.nodes where !have.contains(n.op.kind) && !missing.contains(n.op.kind) { missing.append(n.op.kind) }
         if !missing.isEmpty {
-            return "it is not accepted for \(missing.joined(separator: ", "))"
+            return "it is not accepted for \(missing.map(\.name).joined(separator: ", "))"
                 + (missing.contains(where: unsupported.contains) ? " (unsupported)" : "")
         }
         if let limit = maxElements, Self.largestTensor(graph) > limit {

@@ -4,12 +4,12 @@
 struct ProbeSession {
     let unit: any GraphUnit
     /// Ops the unit answered `unsupported` for: graphs containing them are skipped.
-    private(set) var unsupported: [String] = []
+    private(set) var unsupported: [OpKind] = []
     /// The element count of the smallest largest-tensor among graphs the unit refused for
     /// lack of memory: graphs with a tensor this large are skipped (and never dispatched).
     private(set) var memoryLimit: Int?
     /// op → storage widths of its first input on graphs the unit was exact on.
-    private(set) var exact: [String: Set<Int>] = [:]
+    private(set) var exact: [OpKind: Set<Int>] = [:]
     /// Cases built in this session, by stage (the repetition stage reuses them).
     private var built: [ProbeStage: [ProbeCase]] = [:]
     /// Reference outputs of the cases the repetition stage runs again.
@@ -36,16 +36,16 @@ struct ProbeSession {
 
     func verdict(stages: [ProbeStage]) -> ProbeOutcome {
         let coverage = ProbeCoverage(
-            exact: exact.keys.sorted().map { ProbeCoverage.OpWidths(op: $0, widths: exact[$0, default: []].sorted()) },
-            unsupported: unsupported.sorted(), maxElements: memoryLimit.map { $0 - 1 })
+            exact: exact.keys.sorted(by: Self.byName).map { ProbeCoverage.OpWidths(op: $0, widths: exact[$0, default: []].sorted()) },
+            unsupported: unsupported.sorted(by: Self.byName), maxElements: memoryLimit.map { $0 - 1 })
         guard !exact.isEmpty else {
             return ProbeOutcome(state: .rejected, stage: stages.first.map(VerdictStage.init),
-                                reason: "the unit refused every op as unsupported (\(unsupported.sorted().joined(separator: ", ")))",
+                                reason: "the unit refused every op as unsupported (\(Self.names(unsupported)))",
                                 coverage: coverage, concurrency: concurrency)
         }
         var reason = "exact on every stage (\(stages.map(\.rawValue).joined(separator: ", ")))"
         if !unsupported.isEmpty {
-            reason += "; unsupported: \(unsupported.sorted().joined(separator: ", ")) (accepted for every other op)"
+            reason += "; unsupported: \(Self.names(unsupported)) (accepted for every other op)"
         }
         if let limit = memoryLimit {
             reason += "; out of memory on graphs with a tensor of \(limit) elements (accepted for graphs below that)"
@@ -128,15 +128,15 @@ struct ProbeSession {
     /// (the graph is then skipped); false when every op runs alone, so the refusal of the
     /// combination is a rejection.
     private mutating func attributeUnsupported(_ graph: IntegerGraph, stage: ProbeStage) throws -> Bool {
-        var ops: [String] = []
-        for n in graph.nodes where !ops.contains(n.op.name) { ops.append(n.op.name) }
+        var ops: [OpKind] = []
+        for n in graph.nodes where !ops.contains(n.op.kind) { ops.append(n.op.kind) }
         if ops.count == 1 {
             unsupported.append(ops[0])
             return true
         }
         var found = false
         for op in ops {
-            guard let sample = try ProbeSuite.opSample(op) else { continue }
+            guard let sample = try ProbeSuite.opSample(op.name) else { continue }
             do { _ = try unit.prepare(sample.graph).run(sample.inputs) } catch {
                 if UnitCallFailure.isUnsupported(error) {
                     unsupported.append(op)
@@ -148,14 +148,14 @@ struct ProbeSession {
     }
 
     private func skipped(_ graph: IntegerGraph) -> Bool {
-        if graph.nodes.contains(where: { unsupported.contains($0.op.name) }) { return true }
+        if graph.nodes.contains(where: { unsupported.contains($0.op.kind) }) { return true }
         if let limit = memoryLimit, ProbeCoverage.largestTensor(graph) >= limit { return true }
         return false
     }
 
     private mutating func record(_ graph: IntegerGraph) {
         for n in graph.nodes {
-            exact[n.op.name, default: []].insert(Int(graph.tensors[n.inputs[0]].storage.rawValue))
+            exact[n.op.kind, default: []].insert(Int(graph.tensors[n.inputs[0]].storage.rawValue))
         }
     }
 
@@ -252,6 +252,10 @@ struct ProbeSession {
         }
         return nil
     }
+
+    /// Coverage lists ops in their names' order, as the JSON always has.
+    private static func byName(_ a: OpKind, _ b: OpKind) -> Bool { a.name < b.name }
+    private static func names(_ ops: [OpKind]) -> String { ops.sorted(by: byName).map(\.name).joined(separator: ", ") }
 }
 
 /// How the host tells an `unsupported` refusal from any other failure of a unit call.
