@@ -83,7 +83,9 @@ final class QualificationTests: XCTestCase {
         }
         let stored = try entries(cache)
         XCTAssertEqual(Set(stored.values.map(\.verdict.graph)), ["h_s", "g_s"])
-        XCTAssertTrue(stored.values.allSatisfy { $0.verdict.state == .qualified && $0.unit == "plainc:0" })
+        XCTAssertTrue(stored.values.allSatisfy { $0.verdict.state == .qualified && $0.unit == .unit(backend: "plainc", index: 0) })
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: cache + "/" + QualificationCache.fileName)), as: UTF8.self)
+        XCTAssertTrue(text.contains(#""unit" : "plainc:0""#) || text.contains(#""unit":"plainc:0""#), "the file spells the unit as before: \(text)")
 
         // The same host, and a new one that reads the file: the verdicts are reused.
         let newHost = try host(cache: cache)

@@ -18,7 +18,8 @@ struct QualificationCache {
         var verdict: QualificationVerdict
         // For whoever reads the file; not part of the key.
         var backend: String
-        var unit: String
+        /// The unit as a selection names it ("cpu:0"), the string it always was.
+        var unit: UnitRef
         var device: String
         var driver: String
     }

@@ -28,7 +28,7 @@ enum QualificationGate {
             cached = false
             elapsed = Stopwatch.now() - start
             if let key {
-                book.record(key, QualificationCache.Entry(verdict: verdict, backend: row.backend, unit: row.selector,
+                book.record(key, QualificationCache.Entry(verdict: verdict, backend: row.backend, unit: ref,
                                                           device: row.device, driver: row.driver),
                             warn: { warnings.append($0) })
             }
