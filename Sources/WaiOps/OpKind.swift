@@ -54,17 +54,8 @@ public enum OpKind: UInt32, CaseIterable, Sendable {
 /// docs/integer-ops.md spells it; another word is refused naming the ones there are.
 extension OpKind: Codable {
     public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        let text = try c.decode(String.self)
-        guard let kind = OpKind(name: text) else {
-            throw DecodingError.dataCorruptedError(
-                in: c, debugDescription: "'\(text)' is no op (one of \(OpKind.allCases.map(\.name).joined(separator: ", ")))")
-        }
-        self = kind
+        self = try WordCoding.decode(decoder, refusal: "no op", names: OpKind.allCases.map(\.name), OpKind.init(name:))
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(name)
-    }
+    public func encode(to encoder: Encoder) throws { try WordCoding.encode(name, to: encoder) }
 }

@@ -38,17 +38,8 @@ public enum MismatchSite: Hashable, Sendable, CustomStringConvertible {
 
 extension MismatchSite: Codable {
     public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        let text = try c.decode(String.self)
-        guard let site = MismatchSite(name: text) else {
-            throw DecodingError.dataCorruptedError(
-                in: c, debugDescription: "'\(text)' is no op and neither input nor output (one of \(Self.names.joined(separator: ", ")))")
-        }
-        self = site
+        self = try WordCoding.decode(decoder, refusal: "no op and neither input nor output", names: Self.names, MismatchSite.init(name:))
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(name)
-    }
+    public func encode(to encoder: Encoder) throws { try WordCoding.encode(name, to: encoder) }
 }
