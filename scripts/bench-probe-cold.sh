@@ -20,45 +20,21 @@ trap 'rm -rf "$tmp"' EXIT
 grep -m1 'model name' /proc/cpuinfo
 echo "cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$bin" "$plugins" "$tmp" "${3:-3}" "${4:-30}" <<'PY'
-import collections, os, re, resource, statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
+sys.path.insert(0, "scripts")
+from probe_stages import probe as probe_run, table as stage_table
 waihost, plugins, tmp, fresh_runs, warm_runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 env = {k: v for k, v in os.environ.items() if k not in ("WAIHOST_CACHE_DIR", "WAI_OPENCL_CACHE_DIR", "POCL_CACHE_DIR",
                                                          "MESA_SHADER_CACHE_DIR", "MESA_GLSL_CACHE_DIR")}
 env["XDG_CACHE_HOME"] = tmp + "/xdg"
 os.makedirs(env["XDG_CACHE_HOME"])
-stages = ["start", "semantics", "arithmetic", "widths", "parameters", "channels", "decode", "repetition", "scale", "calibration"]
-
-def cpu():
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
 
 def probe(label, args):
-    c0, t0 = cpu(), time.perf_counter()
-    p = subprocess.Popen([waihost, "probe", "--plugin-dir", plugins] + args, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True, env=env)
-    last, dur = {}, collections.defaultdict(dict)
-    for line in p.stderr:
-        t = time.perf_counter() - t0
-        m = re.match(r"(probing|timing) (\S+)(?: .*?stage (\w+))?", line.strip())
-        if not m:
-            continue
-        kind, unit, stage = m.groups()
-        stage = stage or ("calibration" if kind == "timing" else "start")
-        if unit in last:
-            s, ts = last[unit]
-            dur[unit][s] = t - ts
-        last[unit] = (stage, t)
-    if p.wait() != 0:
-        sys.exit(f"{label}: waihost probe exited {p.returncode}")
-    wall = time.perf_counter() - t0
-    for unit, (s, ts) in last.items():
-        dur[unit][s] = wall - ts
-    return wall, cpu() - c0, dur
+    wall, user, system, dur = probe_run(waihost, plugins, args, env, label=label)
+    return wall, user + system, dur
 
 def table(dur):
-    print("  " + "unit".ljust(10) + "".join(s[:10].rjust(11) for s in stages))
-    for unit in sorted(dur):
-        print("  " + unit.ljust(10) + "".join((f"{dur[unit][s]:.2f}" if s in dur[unit] else "-").rjust(11) for s in stages))
+    stage_table(dur, indent="  ")
 
 wall, c, dur = probe("cold", ["--fresh"])
 print(f"cold probe, every driver cache empty (--fresh): {wall:.2f} s wall, {c:.2f} s CPU")
