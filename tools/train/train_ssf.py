@@ -6,7 +6,7 @@ Differences from CompressAI's ssf2020, each so that the integer graphs can compu
 what was trained:
 - the flow is in pixel units (dx, dy) and scale steps (ds), not grid_sample's normalised
   coordinates, so one set codes every frame size;
-- the scale-space volume is built from a fixed 5x5 binomial blur ([1 4 6 4 1] outer itself,
+- the scale-space volume is built from a fixed 5x5 binomial blur (zero padding) ([1 4 6 4 1] outer itself,
   / 256) applied 2^k - 1 times for level k (--scales levels), not Gaussian kernels with
   pooling: fixed-weight convs in the existing integer ops;
 - the warp is trilinear with border padding on every axis and pixel centres at integer
@@ -91,12 +91,12 @@ class ScaleSpaceFlow(nn.Module):
         nn.init.zeros_(self.motion_g_s[-1].bias)
 
     def volume(self, ref):
-        """(N, 3, S, H, W): level k is the binomial blur applied 2^k - 1 times, replicate
-        padding (what border padding means for a conv of the integer graph)."""
+        """(N, 3, S, H, W): level k is the binomial blur applied 2^k - 1 times, with the zero
+        padding of the integer graph's conv2d (video_int_motion.md section 4)."""
         levels, cur, applied = [ref], ref, 0
         for k in range(1, self.scales):
             while applied < 2 ** k - 1:
-                cur = F.conv2d(F.pad(cur, (2, 2, 2, 2), mode="replicate"), self.blur, groups=3)
+                cur = F.conv2d(cur, self.blur, padding=2, groups=3)
                 applied += 1
             levels.append(cur)
         return torch.stack(levels, dim=2)
