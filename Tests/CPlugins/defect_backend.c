@@ -37,6 +37,20 @@
  *   DEFECT_SMALL_BUFFERS   exact, but answers `unsupported` for any graph with a tensor over
  *                          2^24 + 2^20 elements, as a GPU with a buffer limit does (larger
  *                          than any probe graph: the host must learn it at run time)
+ * The warp's (docs/integer-ops.md §4.10), each wrong in one way a real warp kernel goes wrong:
+ *   DEFECT_WARP_TRUNC_FRAC    splits a negative offset with C's / and % (toward zero): the
+ *                          coordinate is (j + dx / E)·E + |dx % E|, so −0.25 blends j with
+ *                          j + 1 instead of j − 1 with j
+ *   DEFECT_WARP_AXIS_ROUND    rounds the x·y weight to F bits before the scale weight
+ *                          multiplies it (weights per axis, not the exact product), then
+ *                          rounds acc by 2F
+ *   DEFECT_WARP_ACC16         a narrow volume's fast path accumulates in 16-bit lanes
+ *                          (products and sums wrap modulo 2^16)
+ *   DEFECT_WARP_SCALE_CLAMP   clamps the split scale index instead of the scale coordinate:
+ *                          a negative ds still blends scale 0 with scale 1
+ *   DEFECT_WARP_TAIL_CHANNELS with more than 8 channels, the channels past the last full
+ *                          block of 8 forget the scale axis and read scale 0 only
+ *   DEFECT_WARP_INDEX16       forms the in-plane sample index y·W + x in 16 bits
  */
 /* pthread barriers are POSIX.1-2001, not C11. */
 #define _POSIX_C_SOURCE 200112L
@@ -78,6 +92,18 @@ static void defect_run_node(const struct node *n, struct wai_prepared_graph *g);
 #define DEFECT_NAME "defect-no-lookup"
 #elif defined(DEFECT_SMALL_BUFFERS)
 #define DEFECT_NAME "defect-small-buffers"
+#elif defined(DEFECT_WARP_TRUNC_FRAC)
+#define DEFECT_NAME "defect-warp-trunc-frac"
+#elif defined(DEFECT_WARP_AXIS_ROUND)
+#define DEFECT_NAME "defect-warp-axis-round"
+#elif defined(DEFECT_WARP_ACC16)
+#define DEFECT_NAME "defect-warp-acc16"
+#elif defined(DEFECT_WARP_SCALE_CLAMP)
+#define DEFECT_NAME "defect-warp-scale-clamp"
+#elif defined(DEFECT_WARP_TAIL_CHANNELS)
+#define DEFECT_NAME "defect-warp-tail-channels"
+#elif defined(DEFECT_WARP_INDEX16)
+#define DEFECT_NAME "defect-warp-index16"
 #else
 #define DEFECT_NAME "defect-none"
 #endif
@@ -419,6 +445,98 @@ static int defect_inverse_gdn(const node *n, tensor_buf *tb)
 }
 #endif
 
+#if defined(DEFECT_WARP_TRUNC_FRAC) || defined(DEFECT_WARP_AXIS_ROUND) || defined(DEFECT_WARP_ACC16) || \
+    defined(DEFECT_WARP_SCALE_CLAMP) || defined(DEFECT_WARP_TAIL_CHANNELS) || defined(DEFECT_WARP_INDEX16)
+#define DEFECT_WARP
+/* The coordinate j·E + d of an output position, as the kernel forms it. */
+static int32_t warp_coordinate(int32_t j, int32_t d, uint32_t f)
+{
+    const int32_t e = (int32_t)1 << f;
+#if defined(DEFECT_WARP_TRUNC_FRAC)
+    /* The defect: the offset's whole part and fraction by C's truncating / and %. */
+    const int32_t q = d / e, r = d % e;
+    return (j + q) * e + (r < 0 ? -r : r);
+#else
+    return j * e + d;
+#endif
+}
+
+/* Clamp, then split: the exact split (ref_backend.c's, without its defects). */
+static void warp_split(int32_t u, int32_t n, uint32_t f, int32_t *index, int32_t *frac)
+{
+    const int32_t e = (int32_t)1 << f;
+    const int32_t c = clamp32(u, 0, (n - 1) * e);
+    *index = floor_shift(c, f);
+    *frac = c - *index * e;
+}
+
+static void defect_warp(const node *n, tensor_buf *tb)
+{
+    const tensor_buf *v = &tb[n->inputs[0]], *fl = &tb[n->inputs[1]];
+    tensor_buf *y = &tb[n->output];
+    const uint32_t f = n->out_shift;
+    const int32_t e = (int32_t)1 << f, S = (int32_t)n->block;
+    const int32_t H = (int32_t)y->h, W = (int32_t)y->w, C = (int32_t)y->c;
+    const size_t plane = (size_t)H * W;
+    for (int32_t i = 0; i < H; i++)
+        for (int32_t j = 0; j < W; j++) {
+            const size_t p = (size_t)i * W + j;
+            int32_t x0, ax, y0, ay, z0, az;
+            warp_split(warp_coordinate(j, load(fl, p), f), W, f, &x0, &ax);
+            warp_split(warp_coordinate(i, load(fl, plane + p), f), H, f, &y0, &ay);
+#if defined(DEFECT_WARP_SCALE_CLAMP)
+            /* The defect: the scale index is clamped after the split, the fraction kept. */
+            {
+                const int32_t ds = load(fl, 2 * plane + p);
+                z0 = clamp32(floor_shift(ds, f), 0, S - 1);
+                az = z0 == S - 1 ? 0 : ds - floor_shift(ds, f) * e;
+            }
+#else
+            warp_split(load(fl, 2 * plane + p), S, f, &z0, &az);
+#endif
+            const int32_t xs[2] = { x0, x0 + 1 < W ? x0 + 1 : W - 1 };
+            const int32_t ys[2] = { y0, y0 + 1 < H ? y0 + 1 : H - 1 };
+            const int32_t zs[2] = { z0, z0 + 1 < S ? z0 + 1 : S - 1 };
+            const int32_t wx[2] = { e - ax, ax }, wy[2] = { e - ay, ay }, wz[2] = { e - az, az };
+            for (int32_t c = 0; c < C; c++) {
+                int32_t acc = 0;
+                for (int r = 0; r < 2; r++)
+                    for (int q = 0; q < 2; q++)
+                        for (int s = 0; s < 2; s++) {
+                            int32_t z = zs[r];
+#if defined(DEFECT_WARP_TAIL_CHANNELS)
+                            /* The defect: the tail block's loop has no scale axis. */
+                            if (C > 8 && c >= C / 8 * 8)
+                                z = 0;
+#endif
+                            size_t in_plane = (size_t)ys[q] * W + xs[s];
+#if defined(DEFECT_WARP_INDEX16)
+                            /* The defect: the in-plane index is kept in 16 bits. */
+                            in_plane = (uint16_t)in_plane;
+#endif
+                            const int32_t sample = load(v, ((size_t)z * C + c) * plane + in_plane);
+#if defined(DEFECT_WARP_AXIS_ROUND)
+                            /* The defect: wx·wy rounded to F bits, then the scale weight. */
+                            acc += wz[r] * round_shift(wy[q] * wx[s], f) * sample;
+#elif defined(DEFECT_WARP_ACC16)
+                            if (v->narrow)
+                                acc = (int16_t)(uint16_t)((uint32_t)acc + (uint32_t)(wz[r] * wy[q] * wx[s]) * (uint32_t)sample);
+                            else
+                                acc += wz[r] * wy[q] * wx[s] * sample;
+#else
+                            acc += wz[r] * wy[q] * wx[s] * sample;
+#endif
+                        }
+#if defined(DEFECT_WARP_AXIS_ROUND)
+                store(y, (size_t)c * plane + p, round_shift(acc, 2 * f));
+#else
+                store(y, (size_t)c * plane + p, round_shift(acc, 3 * f));
+#endif
+            }
+        }
+}
+#endif
+
 /* Every node goes through here (RUN_NODE): the defect's kernel where it has one, else the
  * plain one. */
 static void defect_run_node(const node *n, wai_prepared_graph *g)
@@ -441,6 +559,9 @@ static void defect_run_node(const node *n, wai_prepared_graph *g)
 #if defined(DEFECT_INDEX16) || defined(DEFECT_LAST_CHUNK)
     case WAI_OP_CLAMP: defect_clamp(n, g->tensors); return;
     case WAI_OP_LOOKUP: defect_lookup(n, g->tensors); return;
+#endif
+#if defined(DEFECT_WARP)
+    case WAI_OP_WARP: defect_warp(n, g->tensors); return;
 #endif
 #if defined(DEFECT_STATIC_SCRATCH) || defined(DEFECT_GDN16)
     case WAI_OP_INVERSE_GDN:

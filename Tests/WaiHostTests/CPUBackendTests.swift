@@ -240,6 +240,12 @@ final class CPUBackendTests: XCTestCase {
         for c in try BackendCases.inverseGDN() { try Self.assertExact(c.label, c.graph, c.inputs, on: backends) }
     }
 
+    /// The warp on every path (its AVX2 and AVX-512 rows and the plain C tail).
+    func testWarpBothWidths() throws {
+        let backends = try Self.backends()
+        for c in try BackendCases.warp() { try Self.assertExact(c.label, c.graph, c.inputs, on: backends) }
+    }
+
     /// Shifts of negative values at every count and ties in both directions (§3), through a
     /// standalone requantize on wide storage and through one fused into a conv.
     func testShiftAndRoundingEdges() throws {

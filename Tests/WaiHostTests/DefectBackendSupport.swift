@@ -19,6 +19,15 @@ enum DefectVariant: String, CaseIterable {
     case reqLowBits = "REQ_LOW_BITS"
     case noLookup = "NO_LOOKUP"
     case smallBuffers = "SMALL_BUFFERS"
+    case warpTruncFrac = "WARP_TRUNC_FRAC"
+    case warpAxisRound = "WARP_AXIS_ROUND"
+    case warpAcc16 = "WARP_ACC16"
+    case warpScaleClamp = "WARP_SCALE_CLAMP"
+    case warpTailChannels = "WARP_TAIL_CHANNELS"
+    case warpIndex16 = "WARP_INDEX16"
+
+    /// The warp's defects (WarpDefectBackendTests probes them together).
+    static let warp: [DefectVariant] = [.warpTruncFrac, .warpAxisRound, .warpAcc16, .warpScaleClamp, .warpTailChannels, .warpIndex16]
 
     /// The table name defect_backend.c gives this variant.
     var backendName: String { "defect-" + rawValue.lowercased().replacingOccurrences(of: "_", with: "-") }

@@ -53,7 +53,7 @@ final class ProbeTests: XCTestCase {
     }
 
     func testEveryOpIsProbedAtBothWidths() throws {
-        let ops = ["conv2d", "conv_transpose2d", "requantize", "add", "clamp", "depth_to_space", "concat", "lookup", "inverse_gdn"]
+        let ops = ["conv2d", "conv_transpose2d", "requantize", "add", "clamp", "depth_to_space", "concat", "lookup", "inverse_gdn", "warp"]
         for stage in [ProbeStage.arithmetic, .widths] {
             let cases = try ProbeSuite.cases(stage)
             for op in ops {
@@ -98,8 +98,50 @@ final class ProbeTests: XCTestCase {
         let decoded = try IntHyperDecoder(modelSet: vector.modelSet)
             .decode(try IntHyperPayload.parse(vector.payload), runner: HostGraphRunner.reference())
         XCTAssertEqual(decoded.image.sha256, vector.decodeSHA256)
-        XCTAssertEqual(cases[1].inputs, [decoded.z])
-        XCTAssertEqual(cases[2].inputs, [decoded.y])
+        XCTAssertEqual(cases[cases.count - 2].inputs, [decoded.z])
+        XCTAssertEqual(cases[cases.count - 1].inputs, [decoded.y])
+    }
+
+    /// docs/probe.md `decode`: the scale-space prediction chains the blur convs, requantize,
+    /// concat, a conv-made flow, the warp, add and clamp, observes only its frame, and its
+    /// flow reaches every clamp of the warp: blends on every axis, both scale ends.
+    func testDecodeStageHoldsAScaleSpacePrediction() throws {
+        let c = try XCTUnwrap(try ProbeSuite.cases(.decode).first { $0.name == "ssf_prediction_small" })
+        XCTAssertEqual(c.graph.nodes.map(\.op.name),
+                       ["conv2d", "requantize", "conv2d", "requantize", "concat", "conv2d", "requantize", "warp", "add", "clamp"])
+        XCTAssertEqual(c.graph.outputs.count, 1, "compared whole, as a decode")
+        XCTAssertTrue(c.repeated)
+        var observed = c.graph
+        observed.outputs = observed.nodes.map(\.output)
+        let all = try ReferenceInterpreter.run(observed, inputs: c.inputs)
+        let flow = all[6].values, plane = WarpDecodeVector.height * WarpDecodeVector.width
+        let e = Int32(1) << WarpDecodeVector.fracBits
+        let ds = flow[(2 * plane)...]
+        XCTAssertTrue(ds.contains { $0 < 0 }, "a scale coordinate below scale 0")
+        XCTAssertTrue(ds.contains { $0 > 2 * e }, "a scale coordinate past the last scale")
+        XCTAssertTrue(ds.contains { $0 > 0 && $0 < 2 * e && $0 % e != 0 }, "a blend of two scales")
+        XCTAssertTrue(flow[..<plane].contains { $0 < 0 && $0 % e != 0 }, "a negative fractional dx")
+        XCTAssertGreaterThan(Set(all.last?.values ?? []).count, 128, "a frame whose pixels take few values tests little")
+    }
+
+    /// docs/probe.md §1: the warp is in every stage but `parameters` (requantize's
+    /// multipliers), and repeated in `repetition`.
+    func testTheWarpIsInEveryStage() throws {
+        for stage in ProbeStage.allCases where stage != .parameters {
+            let cases = try ProbeSuite.cases(stage)
+            XCTAssertTrue(cases.contains { $0.graph.nodes.contains { $0.op.name == "warp" } }, "\(stage)")
+        }
+        XCTAssertEqual(Set(try ProbeSuite.cases(.repetition).map(\.name))
+                        .intersection(["warp_c33_s4", "warp_wide_strip", "ssf_prediction_small"]).count, 3)
+        let channels = try ProbeSuite.cases(.channels).compactMap { c -> (Int, Int)? in
+            guard let n = c.graph.nodes.first, case .warp(let p) = n.op else { return nil }
+            return (c.graph.tensors[n.output].shape.channels, p.scales)
+        }
+        XCTAssertTrue(channels.contains { $0.0 % 2 == 1 && $0.1 == 1 } && channels.contains { $0.0 % 2 == 1 && $0.1 > 2 },
+                      "odd channel counts with one and several scales")
+        let widths = try ProbeSuite.cases(.widths).flatMap { c in c.graph.nodes.compactMap { n -> Int? in
+            if case .warp(let p) = n.op { return p.fracBits } else { return nil } } }
+        XCTAssertEqual(Set(widths), Set([0, 1, 2, 3, 4, 5, 6, 7, 10]))
     }
 
     // MARK: - the comparison

@@ -146,6 +146,19 @@ void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t cou
 int cpuk_igdn_uses_tiles(const cpuk_igdn *g);
 int cpuk_igdn_fits(const cpuk_igdn *g, int c, size_t hw, int in_bits, int nthreads);
 
+/* ---- warp (warp.c, warp_simd.c): one output row per pool task ---- */
+typedef struct cpuk_warp_ctx {
+    const void *vol; const void *flow; void *out;
+    int vol_bits, flow_bits, out_bits;
+    int c, s, h, w, f;
+    int vector;          /* cpuk_warp_vector_fits: the SIMD rows may run */
+} cpuk_warp_ctx;
+
+/* Columns [0, n) of output row i in whole vectors (n a multiple of 8 or 16, at most w);
+ * returns n. The scalar loop finishes the row. Only where cpuk_warp_vector_fits. */
+int cpuk_warp_row_avx2(const cpuk_warp_ctx *k, int i);
+int cpuk_warp_row_avx512(const cpuk_warp_ctx *k, int i);
+
 /* The vector path a kernel without tiles runs on: AMX CPUs run AVX-512 VNNI. */
 CPUK_INLINE cpuk_isa cpuk_vector_isa(cpuk_isa isa) { return isa == CPUK_ISA_AMX ? CPUK_ISA_AVX512 : isa; }
 

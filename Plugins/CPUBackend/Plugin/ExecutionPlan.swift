@@ -56,8 +56,11 @@ struct ExecutionPlan {
     /// tensor -> index into `buffers`; nil for 32-bit graph inputs and absorbed tensors.
     let slots: [Int?]
     let buffers: [StorageBuffer]
+    /// The path of the kernels that take it at run time (the warp's rows).
+    let isa: cpuk_isa
 
     init(_ spec: GraphSpec, backend: CPUBackendInstance, path: ISAPath) throws {
+        isa = path.kernel
         let tensors = spec.tensors
         var reads = [Int](repeating: 0, count: tensors.count)
         for node in spec.nodes { for t in node.inputs { reads[t] += 1 } }

@@ -88,7 +88,7 @@ final class CPUPreparedGraph {
                                 Int32(y.channels), Int32(tensors[input].height), Int32(tensors[input].width), Int32(block))
         case let .warp(p, volume, flow, output):
             let y = tensors[output]
-            cpuk_warp(pool, at(volume), bits(volume), at(flow), bits(flow), at(output), bits(output),
+            cpuk_warp(pool, plan.isa, at(volume), bits(volume), at(flow), bits(flow), at(output), bits(output),
                       Int32(y.channels), Int32(p.scales), Int32(y.height), Int32(y.width), Int32(p.fracBits))
         case let .concat(parts, output):
             let outBits = bits(output)

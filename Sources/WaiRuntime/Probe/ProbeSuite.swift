@@ -33,7 +33,7 @@ public struct ProbeCase: Sendable {
 public enum ProbeSuite {
     /// Part of the probe cache key: change it whenever a graph, an input or a comparison
     /// changes, so cached verdicts of the old suite are not reused.
-    public static let version = "4"
+    public static let version = "5"
 
     /// Interleaved runs of each repeated graph on one prepared graph, then rounds of all
     /// repeated graphs at once on separate threads (docs/probe.md `repetition`).
@@ -44,11 +44,11 @@ public enum ProbeSuite {
     public static func cases(_ stage: ProbeStage, codecVectors: CodecProbeVectors) throws -> [ProbeCase] {
         switch stage {
         case .semantics: return try SemanticsCases.all() + WarpCases.semantics()
-        case .arithmetic: return try ArithmeticCases.all() + WarpCases.arithmetic()
-        case .widths: return try WidthCases.all()
+        case .arithmetic: return try ArithmeticCases.all() + WarpCases.arithmetic() + WarpStageCases.arithmetic()
+        case .widths: return try WidthCases.all() + WarpStageCases.widths()
         case .parameters: return try ParameterCases.all()
-        case .channels: return try ChannelCases.all()
-        case .scale: return try ScaleCases.all() + WarpCases.scale()
+        case .channels: return try ChannelCases.all() + WarpStageCases.channels()
+        case .scale: return try ScaleCases.all() + WarpCases.scale() + WarpStageCases.scale()
         case .repetition:
             // Built from the repeated cases of ProbeStage.repeatedFrom by the session.
             return try ProbeStage.repeatedFrom.flatMap { try cases($0, codecVectors: codecVectors) }.filter(\.repeated)
@@ -56,8 +56,9 @@ public enum ProbeSuite {
             // The synthesis-shaped vector, then whole codec decodes (WaiCapabilities gives
             // wai.neural.int_hyper's two graph runs: h_s on the entropy-decoded z, g_s on the
             // decoded y). Entropy decoding is host code, so a unit exact on both decodes the
-            // payload exactly.
-            return [try DecodeVector.builtIn()] + (try codecVectors.make())
+            // payload exactly. The scale-space prediction puts the warp among the ops a
+            // video decode chains it with.
+            return [try DecodeVector.builtIn(), try WarpDecodeVector.builtIn()] + (try codecVectors.make())
         }
     }
 

@@ -123,6 +123,15 @@ class Graph:
         self.nodes.append(Node(REQUANTIZE, [x], out, dict(m=m, s=s, lo=int(lo), hi=int(hi))))
         return out
 
+    def add(self, a, b, name="add"):
+        """docs/integer-ops.md §4.4; §5: [a1 + a2, b1 + b2] in int32."""
+        if self.shape(a) != self.shape(b):
+            raise CertificateError(f"{name}: shapes {self.shape(a)} and {self.shape(b)} differ")
+        (a1, b1), (a2, b2) = self.interval(a), self.interval(b)
+        out = self._tensor(name, self.shape(a), a1 + a2, b1 + b2)
+        self.nodes.append(Node(ADD, [a, b], out))
+        return out
+
     def clamp(self, x, lo, hi, name="clamp"):
         a, b = self.interval(x)
         out = self._tensor(name, self.shape(x), min(max(a, lo), hi), min(max(b, lo), hi))
@@ -224,7 +233,7 @@ class Graph:
                 out += struct.pack("<i", p["offset"]) + i32s(p["table"])
             elif n.op == IGDN:
                 out += struct.pack("<ii", p["q"], p["s"]) + i32s(p["beta"]) + i32s(p["gamma"])
-            elif n.op == CONCAT:
+            elif n.op in (CONCAT, ADD):
                 pass
             elif n.op == WARP:
                 out += struct.pack("<II", p["scales"], p["frac_bits"])

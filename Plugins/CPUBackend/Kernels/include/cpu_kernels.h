@@ -145,8 +145,9 @@ void cpuk_lookup(cpuk_pool *pool, const void *in, int in_bits, void *out, int ou
 void cpuk_depth_to_space(cpuk_pool *pool, const void *in, int in_bits, void *out, int out_bits,
                          int c, int h, int w, int block);
 /* docs/integer-ops.md §4.10: vol (s*c) x h x w (scale-major), flow 3 x h x w (dx, dy, ds
- * with frac_bits fractional bits); out c x h x w. Relies on the verified certificate. */
-void cpuk_warp(cpuk_pool *pool, const void *vol, int vol_bits, const void *flow, int flow_bits,
+ * with frac_bits fractional bits); out c x h x w. Relies on the verified certificate.
+ * `isa` picks the rows' vector path (AMX runs AVX-512); every path gives the same integers. */
+void cpuk_warp(cpuk_pool *pool, cpuk_isa isa, const void *vol, int vol_bits, const void *flow, int flow_bits,
                void *out, int out_bits, int c, int s, int h, int w, int frac_bits);
 /* Converts `count` values between storage widths (a plain copy when they agree). */
 void cpuk_convert(const void *in, int in_bits, void *out, int out_bits, size_t count);
