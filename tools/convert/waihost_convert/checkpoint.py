@@ -1,7 +1,14 @@
-"""Reading a CompressAI ScaleHyperprior (bmshj2018-hyperprior) checkpoint as CompressAI saves
-it: a state dict, or a training checkpoint holding one under "state_dict" or "model"."""
+"""Reading a checkpoint as CompressAI saves it (a state dict, or a training checkpoint holding
+one under "state_dict" or "model"): a ScaleHyperprior (bmshj2018-hyperprior) picture codec or
+a scale-space-flow P-frame codec (ssf_model.ScaleSpaceFlow, what tools/train/train_ssf.py
+saves), told apart by their keys."""
 import torch
 from compressai.models import ScaleHyperprior
+
+from .ssf_model import ScaleSpaceFlow
+
+DEFAULT_SCALES = 4
+CODER_BUFFERS = {"_quantized_cdf", "_offset", "_cdf_length", "scale_table"}
 
 
 class CheckpointError(ValueError):
@@ -17,32 +24,75 @@ def _state_dict(obj, path):
     raise CheckpointError(f"{path}: neither a state dict nor a checkpoint with 'state_dict' or 'model' in it")
 
 
-def load(path):
-    """The model in eval mode, with N and M read from the weights' shapes. Refuses a state dict
-    whose keys differ from ScaleHyperprior's, naming every missing and unexpected key."""
+def _load(path):
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a file that is not a checkpoint
         raise CheckpointError(f"{path}: not a PyTorch checkpoint ({e})") from None
+    return obj
+
+
+def _read(path, obj=None):
+    obj = _load(path) if obj is None else obj
     sd = _state_dict(obj, path)
     if any(k.startswith("module.") for k in sd):
         sd = {k.removeprefix("module."): v for k, v in sd.items()}
+    return sd
+
+
+def is_motion(path):
+    """Whether the checkpoint holds a P-frame codec (its motion analysis is there)."""
+    return "motion_g_a.0.weight" in _read(path)
+
+
+def _check_keys(path, expected_sd, sd, what):
+    expected = set(expected_sd)
+    missing = sorted(expected - set(sd))
+    unexpected = sorted(set(sd) - expected)
+    if missing or unexpected:
+        raise CheckpointError(f"{path}: not a {what} state dict: missing keys {missing}, unexpected keys {unexpected}")
+    for k, v in expected_sd.items():
+        if v.numel() > 0 and sd[k].shape != v.shape:
+            raise CheckpointError(f"{path}: key {k} has shape {tuple(sd[k].shape)}, {what} needs {tuple(v.shape)}")
+
+
+def load_motion(path):
+    """The P-frame codec in eval mode, its N, M and scale levels read from the weights' shapes
+    (the scales are not in the weights: the checkpoint's "args" when a training checkpoint has
+    them, else the model's default)."""
+    obj = _load(path)
+    # the entropy coders' tables are rebuilt from the parameters by update(): a state dict saved
+    # after update() has them at sizes a fresh model cannot load
+    sd = {k: v for k, v in _read(path, obj).items() if k.rsplit(".", 1)[-1] not in CODER_BUFFERS}
+    try:
+        n = sd["motion_g_a.0.weight"].shape[0]
+        m = sd["motion_g_a.6.weight"].shape[0]
+    except KeyError as e:
+        raise CheckpointError(f"{path}: not a ScaleSpaceFlow state dict: no key {e}") from None
+    args = obj.get("args") if isinstance(obj.get("args"), dict) else {}
+    scales = args.get("scales", DEFAULT_SCALES)
+    if not isinstance(scales, int) or not 1 <= scales <= 64:
+        raise CheckpointError(f"{path}: args.scales {scales!r} is not 1…64")
+    model = ScaleSpaceFlow(n, m, scales)
+    fresh = {k: v for k, v in model.state_dict().items() if k.rsplit(".", 1)[-1] not in CODER_BUFFERS}
+    _check_keys(path, fresh, sd, f"ScaleSpaceFlow(N={n}, M={m})")
+    model.load_state_dict(sd, strict=False)
+    model.update()
+    model.eval()
+    return model, n, m
+
+
+def load(path):
+    """The model in eval mode, with N and M read from the weights' shapes. Refuses a state dict
+    whose keys differ from ScaleHyperprior's, naming every missing and unexpected key."""
+    sd = _read(path)
     try:
         n = sd["g_a.0.weight"].shape[0]
         m = sd["g_a.6.weight"].shape[0]
     except KeyError as e:
         raise CheckpointError(f"{path}: not a ScaleHyperprior state dict: no key {e}") from None
     model = ScaleHyperprior(N=n, M=m)
-    expected = set(model.state_dict())
-    missing = sorted(expected - set(sd))
-    unexpected = sorted(set(sd) - expected)
-    if missing or unexpected:
-        raise CheckpointError(f"{path}: not a ScaleHyperprior(N={n}, M={m}) state dict: "
-                              f"missing keys {missing}, unexpected keys {unexpected}")
-    for k, v in model.state_dict().items():
-        if v.numel() > 0 and sd[k].shape != v.shape:
-            raise CheckpointError(f"{path}: key {k} has shape {tuple(sd[k].shape)}, ScaleHyperprior(N={n}, M={m}) "
-                                  f"needs {tuple(v.shape)}")
+    _check_keys(path, model.state_dict(), sd, f"ScaleHyperprior(N={n}, M={m})")
     model.load_state_dict(sd)
     model.eval()
     return model, n, m

@@ -1,5 +1,6 @@
-"""waihost-convert CHECKPOINT -o DIR --calibration IMG... [--eval IMG...]: a CompressAI
-ScaleHyperprior checkpoint → an int_hyper model set, with float and integer RD figures."""
+"""waihost-convert CHECKPOINT -o DIR --calibration IMG... [--eval IMG|CLIP.y4m ...]: a CompressAI
+ScaleHyperprior checkpoint → an int_hyper model set, or a scale-space-flow P-frame codec
+(tools/train/train_ssf.py) → a wai.video.int_motion model set, with RD figures."""
 import argparse
 import json
 import shutil
@@ -7,7 +8,7 @@ import sys
 
 import torch
 
-from . import checkpoint, convert, evaluate, modelset
+from . import checkpoint, convert, evaluate, modelset, ssf, video_eval
 from .progress import Progress
 
 
@@ -21,7 +22,11 @@ def main(argv=None):
                     help="code y as round(y/Q): 1 is CompressAI's quantisation, larger gives a lower rate")
     ap.add_argument("--calibration", nargs="+", required=True, metavar="IMG",
                     help="pictures whose activations set the integer steps")
-    ap.add_argument("--eval", nargs="*", default=[], metavar="IMG", help="pictures to report PSNR and bpp on")
+    ap.add_argument("--eval", nargs="*", default=[], metavar="IMG",
+                    help="pictures (a picture codec) or Y4M clips (a P-frame codec) to report PSNR and rate on")
+    ap.add_argument("--gop", type=int, default=8, help="P-frame codec --eval: the intra period")
+    ap.add_argument("--intra", metavar="DIR", help="P-frame codec --eval: the int_hyper set of the intra frames "
+                    "(default: the shipped --quality 2)")
     ap.add_argument("--waihost", default="waihost", help="the waihost binary for the integer figures")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines on standard error")
@@ -30,6 +35,8 @@ def main(argv=None):
     progress = Progress(enabled=not args.quiet)
     progress.begin(f"loading checkpoint {args.checkpoint}")
     try:
+        if checkpoint.is_motion(args.checkpoint):
+            return _motion(args, progress)
         model, n, m = checkpoint.load(args.checkpoint)
     except checkpoint.CheckpointError as e:
         progress.end()
@@ -71,3 +78,46 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _motion(args, progress):
+    """The P-frame codec: calibrated on camera pairs of the pictures (ssf.camera_pair),
+    evaluated on Y4M clips."""
+    model, n, m = checkpoint.load_motion(args.checkpoint)
+    progress.begin(f"converting the P-frame codec N={n} M={m}, {model.scales} scale levels, calibrated on "
+                   f"{len(args.calibration)} picture(s)")
+    pairs = [ssf.camera_pair(evaluate.load_rgb(p)) for p in args.calibration]
+    try:
+        converted = ssf.convert(model, pairs)
+    except ValueError as e:  # a latent or accumulator the integer graphs cannot hold, named
+        progress.end()
+        print(f"waihost-convert: {args.checkpoint}: {e}", file=sys.stderr)
+        return 1
+    name = args.name or f"convert-ssf-n{n}-m{m}"
+    progress.begin(f"writing model set {args.output}")
+    modelset.write_motion(converted, args.output, name, args.version)
+    rows = []
+    if args.eval:
+        if shutil.which(args.waihost) is None:
+            progress.end()
+            print(f"waihost-convert: {args.waihost} not found: it runs the integer model for --eval", file=sys.stderr)
+            return 1
+        progress.begin(f"evaluating {len(args.eval)} clip(s) with {args.waihost}")
+        for k, clip in enumerate(args.eval):
+            progress.update(k, len(args.eval), str(clip))
+            rows.append(video_eval.integer_clip(args.waihost, args.output, clip, args.gop, args.intra))
+        progress.update(len(args.eval), len(args.eval))
+    progress.end()
+    summary = {"model_set": args.output, "name": name, "capability": "wai.video.int_motion", "N": n, "M": m,
+               "scales": converted.scales, "frac_bits": converted.frac_bits, "contracts": converted.contracts,
+               "eval": rows}
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        print(f"{name}: P-frame codec N={n} M={m}, {converted.scales} scales, flow at 1/{1 << converted.frac_bits} "
+              f"pixel → {args.output}")
+        for r in rows:
+            print(f"  {r['clip']}: {r['frames']} frames {r['width']}×{r['height']}, GOP {r['gop']}: "
+                  f"{r['kbit_per_s']:.1f} kbit/s, {r['bpp']:.4f} bpp, PSNR Y {r['psnr']['y']:.2f} dB, "
+                  f"average {r['psnr']['average']:.2f} dB")
+    return 0

@@ -15,13 +15,10 @@ import torch
 import torch.nn.functional as F
 
 from .graph import Graph
-from . import tables
+from . import hyper, tables
+from .layers import ACT, BUDGET, conv
 
-ACT = 2047          # inner activations: [-2047, 2047]
 GDN_OUT = 4095      # (inverse) GDN outputs are clamped to twice the calibrated range
-BUDGET = float(1 << 30) * 0.98
-SIGMA_LEVELS = 65535  # σ / Δσ in 0…65535 before the scale-index lookup
-Z_SCALE_SHIFT = 6     # h_s adds the medians to z at 1/64 resolution
 HEADROOM = 2.0        # calibrated ranges are widened by this much
 SQ_SHIFT = 6          # inverse GDN's square_shift
 # g_a writes y at 2^-ANALYSIS_SHIFT steps and h_a reads it so (int_hyper.md §2.1 analysis_shift);
@@ -92,55 +89,6 @@ class Calibration:
         # headroom above the calibration images' largest value: other pictures reach further
         m = self.stats[key] * HEADROOM
         return np.where(m > 0, m / levels, 1.0 / levels)
-
-
-def conv(g, x, layer, d_in, d_out, lo, hi, name, transposed=False, extra_bias=None, fixed=False):
-    """layer (torch Conv2d/ConvTranspose2d) from input steps d_in to output steps d_out,
-    requantized and clamped to [lo, hi]; returns the tensor and the output steps. A channel
-    whose calibrated step is too fine for its weights (gain above 1) gets the finest step it
-    can have, unless the steps are fixed (y, z, σ, RGB)."""
-    w = layer.weight.detach().double().numpy()
-    b = layer.bias.detach().double().numpy() if layer.bias is not None else np.zeros(w.shape[1 if transposed else 0])
-    if extra_bias is not None:
-        b = b + extra_bias
-    stride, pad = layer.stride[0], layer.padding[0]
-    outpad = layer.output_padding[0] if transposed else 0
-    if transposed:  # [Cin][Cout][kh][kw]
-        wr = w * d_in[:, None, None, None] / d_out[None, :, None, None]
-        per_out = np.abs(wr).transpose(1, 0, 2, 3).reshape(wr.shape[1], -1)
-    else:
-        wr = w * d_in[None, :, None, None] / d_out[:, None, None, None]
-        per_out = np.abs(wr).reshape(wr.shape[0], -1)
-    br = b / d_out
-    a, bb = g.interval(x)
-    xmax = max(abs(a), abs(bb), 1)
-    bound = per_out.sum(1) * xmax + np.abs(br)
-    over = np.maximum(np.maximum(bound, np.abs(br)) / BUDGET, per_out.max(1) / 32767) * 1.01
-    if np.any(over > 1):
-        if fixed:
-            o = int(np.argmax(over))
-            raise ValueError(f"{name}: output channel {o} needs a gain of {over[o]:.3g} above 1 "
-                             f"(its accumulator or a weight would leave its range even at shift 0)")
-        grow = np.maximum(over, 1)
-        d_out = d_out * grow
-        wr = wr / (grow[None, :, None, None] if transposed else grow[:, None, None, None])
-        per_out = per_out / grow[:, None]
-        br = br / grow
-        bound = bound / grow
-    shifts = []
-    for o in range(len(br)):
-        s = 31
-        while s > 0 and (bound[o] * 2.0 ** s > BUDGET or per_out[o].max() * 2.0 ** s > 32767 or abs(br[o]) * 2.0 ** s > BUDGET):
-            s -= 1
-        shifts.append(s)
-    f = np.array([2.0 ** s for s in shifts])
-    if transposed:
-        wq = np.rint(wr * f[None, :, None, None])
-    else:
-        wq = np.rint(wr * f[:, None, None, None])
-    bq = np.rint(br * f)
-    acc = g.conv(x, wq.astype(np.int64), bq.astype(np.int64), stride, pad, transposed, outpad, name=name + "_conv")
-    return g.requantize(acc, [1] * len(shifts), shifts, lo, hi, name=name + "_requantize"), d_out
 
 
 def inverse_gdn(g, x, module, d_x, d_y, name):
@@ -219,12 +167,8 @@ def convert(model, calibration_images, latent_step=1.0):
     cal = Calibration(model, calibration_images, q_y)
     y_max = int(max(63, math.ceil(1.5 * cal.stats["y"].max())))
     y_contract = (-y_max, y_max)
-    med = model.entropy_bottleneck._get_medians().detach().double().reshape(-1).numpy()
-    q = model.entropy_bottleneck.quantiles.detach().double().reshape(-1, 3).numpy()
-    reach = max(np.max(q[:, 2] - q[:, 1]), np.max(q[:, 1] - q[:, 0]), cal.stats["z"].max())
-    z_max = int(max(8, math.ceil(reach) + 2))
-    z_contract = (-z_max, z_max)
-    one = lambda c: np.ones(c)
+    med = hyper.medians(model)
+    z_contract = hyper.z_contract(model, cal.stats["z"].max())
 
     # g_a: picture (Δ 1/255) → y (Δ 1)
     ga = Graph()
@@ -241,34 +185,10 @@ def convert(model, calibration_images, latent_step=1.0):
     y, _ = conv(ga, x, model.g_a[6], d, np.full(m, q_y / (1 << k)), *fine, "g_a_6", fixed=True)
     ga.outputs = [y]
 
-    # h_a: g_a's y (2^-k steps) → |y| → z (Δ 1, the medians subtracted)
-    ha = Graph()
-    x = ha.input("y", (m, 4, 4), *fine)
-    x = ha.lookup(x, [abs(v) for v in range(fine[0], fine[1] + 1)], fine[0], name="h_a_abs")
-    d = np.full(m, q_y / (1 << k))
-    for i in (0, 2):
-        d_out = cal.step(f"h_a.{i + 1}")
-        x, d = conv(ha, x, model.h_a[i], d, d_out, 0, ACT, f"h_a_{i}")
-    z, _ = conv(ha, x, model.h_a[4], d, one(n), *z_contract, "h_a_4", extra_bias=-med, fixed=True)
-    ha.outputs = [z]
-
-    # h_s: z → ẑ = z + median at 1/64 → σ/Δσ → scale index
-    hs = Graph()
-    x = hs.input("z", (n, 1, 1), *z_contract)
-    eye = np.zeros((n, n, 1, 1), dtype=np.int64)
-    for c in range(n):
-        eye[c, c] = 1 << Z_SCALE_SHIFT
-    x = hs.conv(x, eye, np.rint(med * (1 << Z_SCALE_SHIFT)).astype(np.int64), 1, 0, name="h_s_median")
-    d = np.full(n, 1.0 / (1 << Z_SCALE_SHIFT))
-    for i in (0, 2):
-        d_out = cal.step(f"h_s.{i + 1}")
-        x, d = conv(hs, x, model.h_s[i], d, d_out, 0, ACT, f"h_s_{i}", transposed=True)
-    # σ in units of y's step: the tables are indexed by σ/q
-    scale_table = tables.scale_table(model)
-    d_sigma = float(scale_table[-1]) / SIGMA_LEVELS
-    x, _ = conv(hs, x, model.h_s[4], d, np.full(m, d_sigma * q_y), 0, SIGMA_LEVELS, "h_s_4", fixed=True)
-    idx = hs.lookup(x, tables.scale_indexes(scale_table, d_sigma, SIGMA_LEVELS + 1), 0, name="h_s_scale_index")
-    hs.outputs = [idx]
+    # h_a: g_a's y (2^-k steps) → |y| → z (Δ 1, the medians subtracted); h_s: z → scale index
+    step = lambda key: cal.step(key)
+    ha = hyper.analysis(model, step, fine, np.full(m, q_y / (1 << k)), z_contract)
+    hs, scale_table = hyper.synthesis(model, step, z_contract, q_y)
 
     # g_s: y (Δ 1) → RGB (Δ 1/255, 0…255)
     gs = Graph()

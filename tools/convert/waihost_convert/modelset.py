@@ -30,3 +30,27 @@ def write(converted, directory, name, version="1"):
     manifest["files"] = hashes
     (d / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return hashes
+
+
+MOTION_FILES = ("motion_entropy.json", "motion_h_s.whm", "residual_entropy.json", "residual_h_s.whm", "p_synth.whm",
+                "motion_g_a.whm", "motion_h_a.whm", "predict.whm", "residual_g_a.whm", "residual_h_a.whm")
+
+
+def write_motion(converted, directory, name, version="1"):
+    """A wai.video.int_motion set (docs/capabilities/video_int_motion.md §2.1): the five decoder
+    and five encoder files, and the manifest with both analysis shifts."""
+    if not (LABEL.match(name) and len(name) <= 64 and LABEL.match(version) and len(version) <= 32):
+        raise ValueError(f"name {name!r} / version {version!r}: 1…64 (32) characters of A–Z a–z 0–9 . _ -")
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    contents = dict(converted.entropy)
+    contents.update({f: g.encode() for f, g in converted.graphs.items()})
+    hashes = {}
+    for f in MOTION_FILES:
+        (d / f).write_bytes(contents[f])
+        hashes[f] = hashlib.sha256(contents[f]).hexdigest()
+    manifest = {"capability": "wai.video.int_motion", "format_version": 1, "name": name, "version": version,
+                "motion_analysis_shift": converted.analysis_shift, "residual_analysis_shift": converted.analysis_shift,
+                "files": hashes}
+    (d / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return hashes
