@@ -17,6 +17,7 @@ import json
 import math
 import os
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -28,7 +29,11 @@ from PIL import Image
 
 from dataset import training_images
 from train import cpu_has_amx
-from waihost_convert.ssf_model import ScaleSpaceFlow
+
+# the model is the converter's (one definition for training and conversion), also when the
+# converter is not installed in this Python
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "convert"))
+from waihost_convert.ssf_model import ScaleSpaceFlow  # noqa: E402
 
 class CameraPairs:
     """(reference, current) pairs of one photograph seen by a moving camera: the current
