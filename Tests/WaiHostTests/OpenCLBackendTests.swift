@@ -230,6 +230,11 @@ final class OpenCLBackendTests: XCTestCase {
         try BackendCases.assertExact(BackendCases.requantizeShifts(), on: targets())
     }
 
+    /// The warp (docs/integer-ops.md §4.10): the shared cases every backend runs.
+    func testWarpBothWidths() throws {
+        try BackendCases.assertExact(BackendCases.warp(), on: targets())
+    }
+
     /// The int_hyper synthesis shape, small: transposed convs, requantize, inverse GDN.
     func testSynthesisShapedGraph() throws {
         try BackendCases.assertExact([BackendCases.synthesis()], on: targets())
