@@ -38,7 +38,7 @@ enum VideoIntMotionTestSupport {
     struct Golden: Decodable {
         struct Frame: Decodable { var index: Int; var kind: String; var sha256: String; var rgb_sha256: String }
         var capability: String; var width: Int; var height: Int; var intra_period: Int; var frame_count: Int
-        var motion_model_set: String
+        var motion_model_set_id: String
         var frames: [Frame]
     }
 
