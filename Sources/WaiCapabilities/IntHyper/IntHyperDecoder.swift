@@ -127,7 +127,7 @@ public struct IntHyperDecoder {
                 }
             case .v2:
                 let channels = (0..<plan.zShape.count).map { Int32($0 / plane) }
-                values = try decodeLanes("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract,
+                values = try Self.decodeLanes("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract,
                                          tables: set.entropy.zTableSet, selection: channels)
             }
             return TensorValue(shape: plan.zShape, values: values)
@@ -148,7 +148,7 @@ public struct IntHyperDecoder {
                     tables[Int(scales[i])]
                 }
             case .v2:
-                values = try decodeLanes("y", payload.yStream, shape: plan.yShape, contract: set.latentContract,
+                values = try Self.decodeLanes("y", payload.yStream, shape: plan.yShape, contract: set.latentContract,
                                          tables: set.entropy.yTableSet, selection: scales)
             }
             return TensorValue(shape: plan.yShape, values: values)
@@ -243,7 +243,7 @@ public struct IntHyperDecoder {
     /// Version 2 (docs/capabilities/int_hyper.md §5): every lane decoded and checked on all
     /// cores, then the values checked against `contract`, the lowest index refused first.
     /// `shape.count` is bounded by the graphs' size limit before this is called.
-    private func decodeLanes(_ name: String, _ stream: [UInt8], shape: Shape, contract: Interval,
+    static func decodeLanes(_ name: String, _ stream: [UInt8], shape: Shape, contract: Interval,
                              tables: RansTableSet, selection: [Int32]) throws -> [Int32] {
         let values: [Int32]
         do {

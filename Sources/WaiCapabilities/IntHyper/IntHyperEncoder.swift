@@ -85,7 +85,7 @@ public struct IntHyperEncoder {
     }
 
     /// A graph's whole output, assembled from its tiles.
-    private static func whole(_ tg: TiledGraph, shape: Shape, runner: GraphRunner, budget: TileBudget, name: String, model: ModelGraphID?,
+    static func whole(_ tg: TiledGraph, shape: Shape, runner: GraphRunner, budget: TileBudget, name: String, model: ModelGraphID?,
                               input: (Window) throws -> TensorValue) throws -> TensorValue {
         var values = [Int32](repeating: 0, count: shape.count)
         _ = try tg.run(budget: budget, runner: runner, name: name, model: model, input: input) { tile, t, _ in

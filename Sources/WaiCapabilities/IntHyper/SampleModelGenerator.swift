@@ -59,6 +59,57 @@ public enum SampleModelGenerator {
         }
         let yCalibration = x
 
+        let (ha, hs, zCalibration) = try hyperprior(yCalibration: yCalibration, latentContract: latentContract,
+                                                    n: n, m: m, rng: &rng)
+
+        // g_s: 4 × (transposed 5×5 stride 2, output_pad 1), inverse GDN between, RGB 0…255.
+        var gs: [ModelLayer] = []
+        var g = yCalibration, gi = latentContract
+        for k in 0..<4 {
+            let cin = k == 0 ? m : n, cout = k == 3 ? 3 : n
+            var l = ModelLayer(transposed: true, kernel: 5, stride: 2, pad: 2, cin: cin, cout: cout)
+            let gains: [ChannelGain]
+            let clamp: (Int32, Int32)
+            if k < 3 {
+                fillCarriersAndRandom(&l, &rng)
+                // The upsampling filter's gain is 64: y·64 → 16·(p − 128) = 32·y, then 64·x → x.
+                let shift: Int32 = k == 0 ? 1 : 6
+                gains = (0..<cout).map { o in o < carriers ? .fixed(multiplier: 1, shift: shift) : .target(rms: innerRMS) }
+                clamp = activation
+            } else {
+                fillCarriers(&l)
+                // A faint contribution of the other channels: about 8 sparse ±1 taps per output.
+                let taps = (n - carriers) * 25
+                let permille = min(1000, 8_000 / max(taps, 1))
+                for o in 0..<3 { for c in carriers..<n { for u in 0..<5 { for v in 0..<5 where rng.int(0...999) < permille {
+                    l.weights[l.index(o, c, u, v)] = rng.bool() ? 1 : -1
+                } } } }
+                for o in 0..<3 { l.bias[o] = 128 << 10 }
+                gains = Array(repeating: .fixed(multiplier: 1, shift: 10), count: 3)
+                clamp = (0, 255)
+            }
+            let gdn = k == 3 ? nil : inverseGDN(channels: cout, &rng)
+            let (done, out, iv) = try LayerCalibration.calibrate(l, gains: gains, lo: clamp.0, hi: clamp.1, gdn: gdn,
+                                                                 input: g, interval: gi)
+            gs.append(done); g = out; gi = iv
+        }
+
+        let entropy = try tables(zCalibration: zCalibration, n: n, latentContract: latentContract)
+
+        let analysis = IntHyperModelSet.Analysis(
+            latent: try graph(ga, input: "picture", Shape(3, 16, 16), IntHyperModelSet.pictureInterval, prefix: "g_a"),
+            hyper: try graph(ha, input: "y", Shape(m, 4, 4), latentContract, prefix: "h_a"))
+        return try IntHyperModelSet(
+            name: name ?? defaultName(seed: seed, n: n, m: m), version: version, entropy: entropy,
+            hyperSynthesis: try graph(hs, input: "z", Shape(n, 1, 1), hyperContract, prefix: "h_s"),
+            synthesis: try graph(gs, input: "y", Shape(m, 1, 1), latentContract, prefix: "g_s"),
+            analysis: analysis)
+    }
+
+    /// h_a and h_s of a scale hyperprior over the latents `yCalibration` (§7), calibrated on
+    /// them; shared with the video generator (docs/capabilities/video_int_motion.md §8).
+    static func hyperprior(yCalibration: TensorValue, latentContract: Interval, n: Int, m: Int,
+                           rng: inout SplitMix64) throws -> (ha: [ModelLayer], hs: [ModelLayer], zCalibration: TensorValue) {
         // h_a: conv 3×3, ReLU, 2 × (conv 5×5 stride 2), ReLU between; z clamped to its contract.
         var ha: [ModelLayer] = []
         var h = yCalibration, hi = latentContract
@@ -97,39 +148,12 @@ public enum SampleModelGenerator {
                                                                  input: s, interval: si)
             hs.append(done); s = out; si = iv
         }
+        return (ha, hs, zCalibration)
+    }
 
-        // g_s: 4 × (transposed 5×5 stride 2, output_pad 1), inverse GDN between, RGB 0…255.
-        var gs: [ModelLayer] = []
-        var g = yCalibration, gi = latentContract
-        for k in 0..<4 {
-            let cin = k == 0 ? m : n, cout = k == 3 ? 3 : n
-            var l = ModelLayer(transposed: true, kernel: 5, stride: 2, pad: 2, cin: cin, cout: cout)
-            let gains: [ChannelGain]
-            let clamp: (Int32, Int32)
-            if k < 3 {
-                fillCarriersAndRandom(&l, &rng)
-                // The upsampling filter's gain is 64: y·64 → 16·(p − 128) = 32·y, then 64·x → x.
-                let shift: Int32 = k == 0 ? 1 : 6
-                gains = (0..<cout).map { o in o < carriers ? .fixed(multiplier: 1, shift: shift) : .target(rms: innerRMS) }
-                clamp = activation
-            } else {
-                fillCarriers(&l)
-                // A faint contribution of the other channels: about 8 sparse ±1 taps per output.
-                let taps = (n - carriers) * 25
-                let permille = min(1000, 8_000 / max(taps, 1))
-                for o in 0..<3 { for c in carriers..<n { for u in 0..<5 { for v in 0..<5 where rng.int(0...999) < permille {
-                    l.weights[l.index(o, c, u, v)] = rng.bool() ? 1 : -1
-                } } } }
-                for o in 0..<3 { l.bias[o] = 128 << 10 }
-                gains = Array(repeating: .fixed(multiplier: 1, shift: 10), count: 3)
-                clamp = (0, 255)
-            }
-            let gdn = k == 3 ? nil : inverseGDN(channels: cout, &rng)
-            let (done, out, iv) = try LayerCalibration.calibrate(l, gains: gains, lo: clamp.0, hi: clamp.1, gdn: gdn,
-                                                                 input: g, interval: gi)
-            gs.append(done); g = out; gi = iv
-        }
-
+    /// The tables of §7: z per channel from its calibrated spread; y per scale index over
+    /// `latentContract`.
+    static func tables(zCalibration: TensorValue, n: Int, latentContract: Interval) throws -> IntHyperEntropyModel {
         // Tables: z per channel from its calibrated spread; y per scale index.
         let zPlane = zCalibration.shape.height * zCalibration.shape.width
         let zRange = Int(hyperContract.lo)...Int(hyperContract.hi)
@@ -143,16 +167,7 @@ public enum SampleModelGenerator {
         let yTables = try (0..<scaleCount).map {
             try DiscreteGaussian.table(sigma: scale(ofIndex: $0), contract: yRange, precision: precision)
         }
-        let entropy = try IntHyperEntropyModel(precision: precision, zTables: zTables, yTables: yTables)
-
-        let analysis = IntHyperModelSet.Analysis(
-            latent: try graph(ga, input: "picture", Shape(3, 16, 16), IntHyperModelSet.pictureInterval, prefix: "g_a"),
-            hyper: try graph(ha, input: "y", Shape(m, 4, 4), latentContract, prefix: "h_a"))
-        return try IntHyperModelSet(
-            name: name ?? defaultName(seed: seed, n: n, m: m), version: version, entropy: entropy,
-            hyperSynthesis: try graph(hs, input: "z", Shape(n, 1, 1), hyperContract, prefix: "h_s"),
-            synthesis: try graph(gs, input: "y", Shape(m, 1, 1), latentContract, prefix: "g_s"),
-            analysis: analysis)
+        return try IntHyperEntropyModel(precision: precision, zTables: zTables, yTables: yTables)
     }
 
     /// The scale index whose σ is nearest to `sigma` on a log scale.

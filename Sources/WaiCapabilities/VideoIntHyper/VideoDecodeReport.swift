@@ -13,8 +13,10 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         public var pictureBytes: Int
         public var backend: String
         public var device: String
+        /// wai.video.int_motion (docs/capabilities/video_int_motion.md §9): intra or predicted; absent otherwise.
+        public var kind: VideoIntMotionPayload.Kind?
         enum CodingKeys: String, CodingKey {
-            case index, time, sha256, rgbSHA256 = "rgb_sha256", pictureBytes = "picture_bytes", backend, device
+            case index, time, sha256, rgbSHA256 = "rgb_sha256", pictureBytes = "picture_bytes", backend, device, kind
         }
     }
 
@@ -51,6 +53,8 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     public var firstFrame: Int
     public var lastFrame: Int
     public var modelSet: IntHyperDecodeReport.ModelSetInfo
+    /// wai.video.int_motion: the P-frames' model set (video_int_motion.md §9); absent otherwise.
+    public var motionModelSet: IntHyperDecodeReport.ModelSetInfo?
     /// The unit that decoded the sequence: the one that made the first decoded frame; nil
     /// only until `add` is given a frame.
     public var unit: UnitKind?
@@ -74,6 +78,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case capability, enveloped, width, height, chroma, frameRate = "frame_rate", fps, intraPeriod = "intra_period"
         case frameCount = "frame_count", firstFrame = "first_frame", lastFrame = "last_frame", modelSet = "model_set"
+        case motionModelSet = "motion_model_set"
         case unit, backend, device, driver, dispatch, reason, rank, units, inputBytes = "input_bytes", output
         case outputFormat = "output_format", y4mChroma = "y4m_chroma", frames, timings
     }
@@ -88,6 +93,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         frameRate = p.frameRate; fps = p.frameRate.value; intraPeriod = p.intraPeriod
         frameCount = p.frames.count; firstFrame = range.lowerBound; lastFrame = range.upperBound
         self.modelSet = .init(name: modelSet.name, version: modelSet.version, id: modelSet.idHex)
+        motionModelSet = nil
         unit = nil; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
         units = []
         inputBytes = opened.inputBytes
@@ -111,7 +117,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         }
         let time = Double(f.index) * Double(frameRate.denominator) / Double(frameRate.numerator)
         frames.append(FrameInfo(index: f.index, time: time, sha256: SHA256.hex(f.planes), rgbSHA256: f.image.sha256,
-                                pictureBytes: f.pictureBytes, backend: r.backend, device: r.device))
+                                pictureBytes: f.pictureBytes, backend: r.backend, device: r.device, kind: nil))
         timings.entropyMs += f.timings.entropy
         timings.graphMs += f.timings.hyperSynthesis + f.timings.synthesis
         timings.colorMs += f.colorMs

@@ -16,11 +16,30 @@ package enum GraphResizing {
         }
     }
 
+    /// `graph` with input k's height and width replaced by `sizes[k]` (graphs of several
+    /// inputs, e.g. docs/capabilities/video_int_motion.md §2.3's p_synth); verified again, not
+    /// remembered (the caller keeps it for the frames of one size).
+    package static func resized(_ graph: IntegerGraph, sizes: [(height: Int, width: Int)]) throws -> IntegerGraph {
+        guard graph.inputs.count == sizes.count, graph.inputs.allSatisfy({ graph.tensors.indices.contains($0) }) else {
+            throw GraphError.graph(problem: "has \(graph.inputs.count) inputs; \(sizes.count) sizes were given")
+        }
+        if zip(graph.inputs, sizes).allSatisfy({ graph.tensors[$0].shape.height == $1.height && graph.tensors[$0].shape.width == $1.width }) {
+            return graph
+        }
+        return try instantiate(graph, inputs: Array(zip(graph.inputs, sizes)))
+    }
+
     private static func instantiate(_ graph: IntegerGraph, input: Int, height: Int, width: Int) throws -> IntegerGraph {
+        try instantiate(graph, inputs: [(input, (height, width))])
+    }
+
+    private static func instantiate(_ graph: IntegerGraph, inputs: [(Int, (height: Int, width: Int))]) throws -> IntegerGraph {
         var g = graph
-        let shape = g.tensors[input].shape
-        g.tensors[input].shape = Shape(shape.channels, height, width)
-        try GraphStructure.checkTensor(g.tensors[input], index: input)
+        for (input, size) in inputs {
+            let shape = g.tensors[input].shape
+            g.tensors[input].shape = Shape(shape.channels, size.height, size.width)
+            try GraphStructure.checkTensor(g.tensors[input], index: input)
+        }
         for (k, node) in g.nodes.enumerated() {
             guard node.inputs.allSatisfy({ g.tensors.indices.contains($0) }), g.tensors.indices.contains(node.output) else {
                 throw GraphError.node(index: k, op: node.op.name, problem: "names a tensor the graph does not have")

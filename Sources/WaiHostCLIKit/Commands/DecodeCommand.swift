@@ -22,7 +22,8 @@ enum DecodeCommand: Command {
             output, e.g. into `ffmpeg -f yuv4mpegpipe -i -`) or to RGB8 frames (.rgb); the report gives \
             the frames, the rate, each frame's SHA-256 and the unit that decoded the sequence \
             (docs/capabilities/video_int_hyper.md §9). --frames A..B (0-based, both included) decodes \
-            only those frames, starting at the intra frame at or before A.
+            only those frames, starting at the intra frame at or before A. A wai.video.int_motion sequence needs its motion model set, \
+            --motion-model DIR (docs/capabilities/video_int_motion.md §9).
             """,
         positionals: [PositionalSpec("IN", help: "the envelope or bare payload, or - for standard input",
                                      completion: .file(["wai", "payload"]))],
@@ -34,6 +35,7 @@ enum DecodeCommand: Command {
             .value("compare", "ORIGINAL", help: "add PSNR (R, G, B together, dB) against ORIGINAL (.png, or .rgb at the decoded size) and the bits per pixel",
                    completion: .file(["png", "rgb"])),
             VideoCodecOptions.frames,
+            MotionVideoOptions.motionModel,
         ] + CodecOptions.configuredSelectionOptions + [
             .value("report", "FILE", help: "also write the report as JSON to FILE (- for standard output, unless the picture goes there)", completion: .file(["json"])),
             CommonOptions.json,
@@ -48,6 +50,7 @@ enum DecodeCommand: Command {
         var compare: String?
         var report: String?
         var frames: ClosedRange<Int>?
+        var motionModel: String?
         /// nil: the configured default unit (waihost.conf), else best.
         var selection: UnitSelection?
         var json: Bool
@@ -63,7 +66,7 @@ enum DecodeCommand: Command {
         }
         if p.value("report") == "-", out == "-" { throw p.error("--report - and -o - would both write standard output") }
         return Options(input: p.positionals[0], model: p.value("model"), output: out, compare: p.value("compare"),
-                       report: p.value("report"), frames: try VideoCodecOptions.frames(p), selection: try CodecOptions.selection(p),
+                       report: p.value("report"), frames: try VideoCodecOptions.frames(p), motionModel: p.value("motion-model"), selection: try CodecOptions.selection(p),
                        json: p.flag("json"), quiet: p.flag("quiet"), host: try HostOptions(p))
     }
 
@@ -75,6 +78,14 @@ enum DecodeCommand: Command {
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
         let bytes = try ByteIO.read(input, limit: maximumInputSize)
         // A sequence (docs/capabilities/video_int_hyper.md §9).
+        // A motion-compensated sequence (docs/capabilities/video_int_motion.md §9).
+        if VideoIntMotionCodec.isVideo(bytes) {
+            guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
+            return try MotionVideoDecode.run(.init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,
+                                                   reportPath: reportPath, json: json, selection: o.selection,
+                                                   configuration: o.host.configuration()), motionModel: o.motionModel)
+        }
+        if o.motionModel != nil { throw UsageError("--motion-model is for wai.video.int_motion sequences; \(input) is not one") }
         if VideoIntHyperCodec.isVideo(bytes) {
             guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
             return try VideoDecode.run(.init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,

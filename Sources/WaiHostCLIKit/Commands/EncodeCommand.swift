@@ -20,7 +20,9 @@ enum EncodeCommand: Command {
 
             A Y4M stream (or - with one on standard input, e.g. from `ffmpeg -i IN -f yuv4mpegpipe -`) \
             or .rgb frames with --fps is a sequence: every frame becomes an int_hyper picture in a \
-            wai.video.int_hyper payload (docs/capabilities/video_int_hyper.md §8).
+            wai.video.int_hyper payload (docs/capabilities/video_int_hyper.md §8); with --motion-model DIR \
+            a wai.video.int_motion one: an intra frame every --gop G frames, P-frames predicted from the \
+            previous decoded frame (docs/capabilities/video_int_motion.md §7).
             """,
         positionals: [PositionalSpec("PICTURE", help: "the picture: .png, .rgb (with --size) or - for standard input; a sequence: .y4m, - (Y4M), or .rgb frames with --size and --fps",
                                      completion: .file(["png", "rgb", "y4m"]))],
@@ -35,6 +37,7 @@ enum EncodeCommand: Command {
             .value("payload-version", "V", help: "2 (default): lane streams, decoded on every core; 1: one serial stream per latent, for older decoders. The same picture either way.",
                    completion: .words(["1", "2"])),
             VideoCodecOptions.fps, VideoCodecOptions.chroma, VideoCodecOptions.frames,
+            MotionVideoOptions.motionModel, MotionVideoOptions.gop,
         ] + CodecOptions.configuredSelectionOptions + [CommonOptions.json, CommonOptions.quiet] + HostOptions.options,
         exclusive: [["quality", "model"], ["unit", "backend"]],
         notes: """
@@ -71,6 +74,9 @@ enum EncodeCommand: Command {
             var chroma: VideoChroma?
             var frames: ClosedRange<Int>?
         }
+        /// wai.video.int_motion (docs/capabilities/video_int_motion.md §9): its model set and GOP.
+        var motionModel: String?
+        var gop: Int?
     }
 
     static func options(_ p: ParsedArguments) throws(UsageError) -> Options {
@@ -94,6 +100,9 @@ enum EncodeCommand: Command {
         }
         let fps = try VideoCodecOptions.rate(p), chroma = try VideoCodecOptions.chroma(p)
         let frames = try VideoCodecOptions.frames(p)
+        let motionModel = p.value("motion-model"), gop = try MotionVideoOptions.gop(p)
+        if gop != nil, motionModel == nil { throw p.error("--gop is for wai.video.int_motion sequences: give --motion-model DIR") }
+        if motionModel != nil, format == .png { throw p.error("--motion-model encodes a sequence; \(input) is a PNG picture") }
         var sequence: Options.SequenceOptions?
         if format == .y4m || fps != nil || chroma != nil || frames != nil {
             // docs/capabilities/video_int_hyper.md §8: Y4M carries size, rate and chroma in its header.
@@ -116,7 +125,7 @@ enum EncodeCommand: Command {
                        quality: try p.int("quality", in: ShippedModelSets.qualities), output: out, raw: raw,
                        size: size, payloadVersion: version ?? IntHyperPayload.defaultVersion, sequence: sequence,
                        selection: try CodecOptions.selection(p), json: p.flag("json"),
-                       quiet: p.flag("quiet"), host: try HostOptions(p))
+                       quiet: p.flag("quiet"), host: try HostOptions(p), motionModel: motionModel, gop: gop)
     }
 
     struct Summary: Encodable {
@@ -160,11 +169,16 @@ enum EncodeCommand: Command {
             ? try LocalFile.readStandardInput(limit: max(VideoEncode.maximumInputSize, PictureFile.maximumPNGFileSize)) : nil
         if o.sequence != nil || standardInput.map(VideoCodecOptions.isY4M) == true {
             let folder = try model ?? ShippedModelSets.folder(quality: quality ?? ShippedModelSets.defaultQuality)
-            return try VideoEncode.run(.init(input: input, bytes: standardInput, output: out, folder: folder, raw: raw, json: json,
+            let request = VideoEncode.Request(input: input, bytes: standardInput, output: out, folder: folder, raw: raw, json: json,
                                              size: size, fps: o.sequence?.fps, chroma: o.sequence?.chroma,
                                              frames: o.sequence?.frames, selection: o.selection,
-                                             configuration: o.host.configuration()))
+                                             configuration: o.host.configuration())
+            if let motion = o.motionModel {
+                return try MotionVideoEncode.run(request, motionFolder: motion, gop: o.gop ?? VideoIntMotionCodec.defaultGOP)
+            }
+            return try VideoEncode.run(request)
         }
+        if o.motionModel != nil { throw UsageError("--motion-model encodes a sequence; \(input) is a picture") }
         // With -o - standard error carries the summary: no progress lines in it.
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
         let start = monotonicMilliseconds()

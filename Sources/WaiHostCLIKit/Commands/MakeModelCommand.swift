@@ -20,6 +20,8 @@ enum MakeModelCommand: Command {
             .value("output", short: "o", "DIR", help: "output folder", completion: .directory, required: true),
             .value("name", "NAME", help: "model-set name (default int-hyper-sS-nN-mM)"),
             .value("version", "V", help: "model-set version (default 1)"),
+            .value("capability", "NAME", help: "wai.neural.int_hyper (default) or wai.video.int_motion (docs/capabilities/video_int_motion.md §8: both sub-codecs with N and M)",
+                   completion: .words([IntHyperModelSet.capability, MotionModelSet.capability])),
             CommonOptions.json,
             CommonOptions.quiet,
         ])
@@ -31,6 +33,8 @@ enum MakeModelCommand: Command {
         var output: String
         var name: String?
         var version: String
+        /// True: a wai.video.int_motion set (video_int_motion.md §8).
+        var motion: Bool
         var json: Bool
         var quiet: Bool
     }
@@ -40,8 +44,12 @@ enum MakeModelCommand: Command {
               let m = try p.int("m", in: SampleModelGenerator.channelRange), let out = p.value("output") else {
             throw p.error("needs --seed, --n, --m and -o")   // the table requires them; kept for the types
         }
+        let capability = p.value("capability") ?? IntHyperModelSet.capability
+        guard [IntHyperModelSet.capability, MotionModelSet.capability].contains(capability) else {
+            throw p.error("--capability is \(IntHyperModelSet.capability) or \(MotionModelSet.capability), not '\(capability)'")
+        }
         return Options(seed: seed, n: n, m: m, output: out, name: p.value("name"), version: p.value("version") ?? "1",
-                       json: p.flag("json"), quiet: p.flag("quiet"))
+                       motion: capability == MotionModelSet.capability, json: p.flag("json"), quiet: p.flag("quiet"))
     }
 
     struct Summary: Encodable {
@@ -62,12 +70,21 @@ enum MakeModelCommand: Command {
         let start = monotonicMilliseconds()
         let progress = Progress(enabled: !o.quiet)
         progress.begin("generating model set (seed \(o.seed), N = \(o.n), M = \(o.m))")
-        let set = try SampleModelGenerator.generate(seed: o.seed, n: o.n, m: o.m, name: o.name, version: o.version)
-        progress.begin("writing \(o.output)")
-        try set.write(to: o.output)
+        let (name, version, id, folderFiles): (String, String, String, [(name: String, bytes: [UInt8])])
+        if o.motion {
+            let set = try MotionModelGenerator.generate(seed: o.seed, n: o.n, m: o.m, name: o.name, version: o.version)
+            progress.begin("writing \(o.output)")
+            try set.write(to: o.output)
+            (name, version, id, folderFiles) = (set.name, set.version, set.idHex, set.files())
+        } else {
+            let set = try SampleModelGenerator.generate(seed: o.seed, n: o.n, m: o.m, name: o.name, version: o.version)
+            progress.begin("writing \(o.output)")
+            try set.write(to: o.output)
+            (name, version, id, folderFiles) = (set.name, set.version, set.idHex, set.files())
+        }
         progress.end()
-        let files = set.files().map { Summary.File(name: $0.0, bytes: $0.1.count) }
-        let s = Summary(name: set.name, version: set.version, id: set.idHex, seed: o.seed, n: o.n, m: o.m,
+        let files = folderFiles.map { Summary.File(name: $0.name, bytes: $0.bytes.count) }
+        let s = Summary(name: name, version: version, id: id, seed: o.seed, n: o.n, m: o.m,
                         directory: o.output, files: files, elapsedMs: monotonicMilliseconds() - start)
         if o.json {
             Output.out(try JSON.report(s, schema: .makeModel))

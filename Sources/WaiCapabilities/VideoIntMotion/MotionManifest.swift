@@ -1,0 +1,106 @@
+/// `manifest.json` of an int_motion model set (docs/capabilities/video_int_motion.md §2.1).
+public struct MotionManifest: Equatable, Sendable {
+    public static let fileName = "manifest.json"
+    public static let formatVersion = 1
+    /// The files a decoder reads, in the order the model-set id hashes them.
+    public static let decoderFiles = ["motion_entropy.json", "motion_h_s.whm", "residual_entropy.json", "residual_h_s.whm", "p_synth.whm"]
+    /// The encoder's files: all or none.
+    public static let encoderFiles = ["motion_g_a.whm", "motion_h_a.whm", "predict.whm", "residual_g_a.whm", "residual_h_a.whm"]
+
+    public var name: String
+    public var version: String
+    public var files: [String: String]
+    public var motionShift: Int
+    public var residualShift: Int
+
+    public init(name: String, version: String, files: [String: String], motionShift: Int = 0, residualShift: Int = 0) {
+        self.name = name; self.version = version; self.files = files
+        self.motionShift = motionShift; self.residualShift = residualShift
+    }
+
+    /// SHA-256 of the decoder files' names and hashes (§2.1).
+    public static func modelSetID(fileHashes: [String: String]) -> [UInt8] {
+        var text = "wai.video.int_motion model set 1\n"
+        for f in decoderFiles { text += f + " " + (fileHashes[f] ?? "") + "\n" }
+        return SHA256.digest(Array(text.utf8))
+    }
+
+    private struct File: Decodable {
+        var capability: String
+        var format_version: Int
+        var name: String
+        var version: String
+        var files: [String: String]
+        var motion_analysis_shift: Int?
+        var residual_analysis_shift: Int?
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws -> MotionManifest {
+        let file = fileName
+        let f = try JSONFile.decode(File.self, bytes, file: file)
+        guard f.capability == MotionModelSet.capability else {
+            throw ModelSetError(file: file, location: "$.capability",
+                                problem: "\"\(f.capability)\" — this folder is not a \(MotionModelSet.capability) model set")
+        }
+        guard f.format_version == formatVersion else {
+            throw ModelSetError(file: file, location: "$.format_version",
+                                problem: "version \(f.format_version) is not supported (this host reads \(formatVersion))")
+        }
+        guard IntHyperManifest.isValidLabel(f.name, maximum: 64) else {
+            throw ModelSetError(file: file, location: "$.name", problem: "must be 1…64 characters of A–Z a–z 0–9 . _ -")
+        }
+        guard IntHyperManifest.isValidLabel(f.version, maximum: 32) else {
+            throw ModelSetError(file: file, location: "$.version", problem: "must be 1…32 characters of A–Z a–z 0–9 . _ -")
+        }
+        let known = decoderFiles + encoderFiles
+        for (name, hash) in f.files {
+            guard known.contains(name) else {
+                throw ModelSetError(file: file, location: "$.files", problem: "unknown file \"\(name)\" (a model set holds \(known.joined(separator: ", ")))")
+            }
+            guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                throw ModelSetError(file: file, location: "$.files[\"\(name)\"]", problem: "not a lowercase hex SHA-256")
+            }
+        }
+        for name in decoderFiles where f.files[name] == nil {
+            throw ModelSetError(file: file, location: "$.files", problem: "does not list \(name), which every model set has")
+        }
+        let encoder = encoderFiles.filter { f.files[$0] != nil }
+        guard encoder.isEmpty || encoder.count == encoderFiles.count else {
+            throw ModelSetError(file: file, location: "$.files", problem: "lists \(encoder[0]) but not all of \(encoderFiles.joined(separator: ", "))")
+        }
+        var shifts: [Int] = []
+        for (key, value) in [("motion_analysis_shift", f.motion_analysis_shift), ("residual_analysis_shift", f.residual_analysis_shift)] {
+            let k = value ?? 0
+            guard IntHyperManifest.analysisShiftRange.contains(k) else {
+                throw ModelSetError(file: file, location: "$.\(key)", problem: "\(k) is outside 0…15")
+            }
+            guard k == 0 || !encoder.isEmpty else {
+                throw ModelSetError(file: file, location: "$.\(key)", problem: "is \(k) but the set lists no encoder files it would apply to")
+            }
+            shifts.append(k)
+        }
+        return MotionManifest(name: f.name, version: f.version, files: f.files, motionShift: shifts[0], residualShift: shifts[1])
+    }
+
+    /// The file's bytes as the generator writes them: fixed key order.
+    public func serialized() -> [UInt8] {
+        let names = (Self.decoderFiles + Self.encoderFiles).filter { files[$0] != nil }
+        var shiftLines = ""
+        if motionShift != 0 { shiftLines += "\n  \"motion_analysis_shift\": \(motionShift)," }
+        if residualShift != 0 { shiftLines += "\n  \"residual_analysis_shift\": \(residualShift)," }
+        let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
+        let text = """
+            {
+              "capability": \(JSONFile.quoted(MotionModelSet.capability)),
+              "format_version": \(Self.formatVersion),
+              "name": \(JSONFile.quoted(name)),
+              "version": \(JSONFile.quoted(version)),\(shiftLines)
+              "files": {
+            \(list)
+              }
+            }
+
+            """
+        return Array(text.utf8)
+    }
+}
