@@ -91,10 +91,16 @@ public struct AuditBundle: Sendable {
             throw .malformed(at: "binding.signatures[0].keyid", reason: "\(error)")
         }
         // A key OpenSSL will not load verifies nothing, as with Ed25519PublicKey.verify.
-        guard let installationVerifier = try? Ed25519Verifier(installation), binding.verifies(under: installationVerifier) else {
+        // Installation keys repeat from bundle to bundle: held loaded (Ed25519VerifierCache).
+        guard let installationVerifier = try? Ed25519VerifierCache.installations.verifier(for: installation),
+              binding.verifies(under: installationVerifier) else {
             throw .bindingSignature(installationKey: binding.keyID)
         }
-        let b = try PayloadCoding.decode(SessionBinding.self, binding.payload, at: "binding.payload")
+        // The plain spelling read straight from the bytes; anything else by the strict reader (PayloadReader).
+        let b: SessionBinding
+        if let plain = BundleReader.binding(binding.payload) { b = plain } else {
+            b = try PayloadCoding.decode(SessionBinding.self, binding.payload, at: "binding.payload")
+        }
         guard b.version == 1 else { throw .unsupportedVersion(b.version) }
         guard b.installationKey == binding.keyID else {
             throw .bindingMismatch(field: "installation_key", bundle: binding.keyID, binding: b.installationKey)
@@ -119,7 +125,10 @@ public struct AuditBundle: Sendable {
             guard e.payloadType == AuditPayloadType.record else { throw .recordPayloadType(index: i, got: e.payloadType) }
             guard e.keyID == sessionKeyHex else { throw .unboundRecordKey(index: i, keyID: e.keyID, sessionKey: sessionKeyHex) }
             guard let v = sessionVerifier, e.verifies(under: v) else { throw .recordSignature(index: i) }
-            let r = try PayloadCoding.decode(AuditRecord.self, e.payload, at: "records[\(i)].payload")
+            let r: AuditRecord
+            if let plain = BundleReader.record(e.payload) { r = plain } else {
+                r = try PayloadCoding.decode(AuditRecord.self, e.payload, at: "records[\(i)].payload")
+            }
             guard r.sessionId == sessionId else { throw .recordSession(index: i, expected: sessionId, got: r.sessionId) }
             guard r.seq == Int64(i) else { throw .sequence(index: i, expected: Int64(i), got: r.seq) }
             guard r.prev == prev else { throw .chain(index: i, expected: prev, got: r.prev) }

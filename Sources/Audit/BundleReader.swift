@@ -8,8 +8,8 @@
 // with the same values (BundleReaderTests checks both on every byte flip of a bundle).
 
 struct BundleReader {
-    private let s: UnsafeBufferPointer<UInt8>
-    private var i = 0
+    let s: UnsafeBufferPointer<UInt8>
+    var i = 0
 
     /// The bundle in `bytes`, or nil when the full reader must decide.
     static func read(_ bytes: [UInt8]) -> AuditBundle? {
@@ -20,7 +20,7 @@ struct BundleReader {
         }
     }
 
-    private init(s: UnsafeBufferPointer<UInt8>) { self.s = s }
+    init(s: UnsafeBufferPointer<UInt8>) { self.s = s }
 
     private mutating func bundle() -> AuditBundle? {
         var seen = 0
@@ -123,7 +123,7 @@ struct BundleReader {
     }
 
     /// `{ "name": value, … }`, each member's value read by `member` (false: not plain).
-    private mutating func object(_ member: (inout BundleReader, String) -> Bool) -> Bool {
+    mutating func object(_ member: (inout BundleReader, String) -> Bool) -> Bool {
         skipSpace()
         guard take(0x7B) else { return false }
         skipSpace()
@@ -143,7 +143,7 @@ struct BundleReader {
     }
 
     /// A string of printable ASCII without escapes: its bytes between the quotes.
-    private mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         skipSpace()
         guard take(0x22) else { return nil }
         let start = i
@@ -160,7 +160,7 @@ struct BundleReader {
     }
 
     /// Exactly `bytes` bytes as lowercase hex.
-    private mutating func hex(bytes: Int) -> String? {
+    mutating func hex(bytes: Int) -> String? {
         guard let t = plainString(), t.count == bytes * 2,
               t.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
         return String(decoding: t, as: UTF8.self)
@@ -174,13 +174,13 @@ struct BundleReader {
         return c == 0x2C || c == 0x7D || c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
     }
 
-    private mutating func take(_ c: UInt8) -> Bool {
+    mutating func take(_ c: UInt8) -> Bool {
         guard i < s.count, s[i] == c else { return false }
         i += 1
         return true
     }
 
-    private mutating func skipSpace() {
+    mutating func skipSpace() {
         while i < s.count, s[i] == 0x20 || s[i] == 0x09 || s[i] == 0x0A || s[i] == 0x0D { i += 1 }
     }
 }

@@ -115,6 +115,10 @@ public struct IJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(path.isEmpty ? "JSON text" : path): \(reason) (byte \(offset))" }
 }
 
+/// A value's JSON path, spelled only when an error names it: building "records[3].payload.ack.uri"
+/// for every member read cost more than reading most members (docs/collector.md §Throughput).
+private typealias IJSONPath = () -> String
+
 private struct IJSONParser {
     let bytes: [UInt8]
     var i = 0
@@ -127,9 +131,9 @@ private struct IJSONParser {
             throw IJSONError(path: root, offset: 0, reason: "not UTF-8 JSON (a byte-order mark, or UTF-16/UTF-32)")
         }
         skipSpace()
-        let v = try value(path: root, depth: 0)
+        let v = try value(path: { root }, depth: 0)
         skipSpace()
-        guard i == bytes.count else { throw fail(root, "bytes after the JSON value") }
+        guard i == bytes.count else { throw fail({ root }, "bytes after the JSON value") }
         return v
     }
 
@@ -137,9 +141,9 @@ private struct IJSONParser {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
     }
 
-    private func fail(_ path: String, _ reason: String) -> IJSONError { IJSONError(path: path, offset: i, reason: reason) }
+    private func fail(_ path: IJSONPath, _ reason: String) -> IJSONError { IJSONError(path: path(), offset: i, reason: reason) }
 
-    private mutating func value(path: String, depth: Int) throws(IJSONError) -> IJSON {
+    private mutating func value(path: IJSONPath, depth: Int) throws(IJSONError) -> IJSON {
         guard i < bytes.count else { throw fail(path, "value missing (truncated?)") }
         switch bytes[i] {
         case 0x7B: // {
@@ -153,14 +157,14 @@ private struct IJSONParser {
                 guard i < bytes.count, bytes[i] == 0x22 else { throw fail(path, "expected a member name in quotes") }
                 let nameAt = i
                 let name = try string(path: path)
-                let memberPath = IJSON.member(path, name)
+                func memberPath() -> String { IJSON.member(path(), name) }
                 skipSpace()
                 guard i < bytes.count, bytes[i] == 0x3A else { throw fail(memberPath, "expected ':'") }
                 i += 1
                 skipSpace()
                 let v = try value(path: memberPath, depth: depth + 1)
                 guard o.add(name, v) else {
-                    throw IJSONError(path: memberPath, offset: nameAt, reason: "duplicate member name (RFC 7493 §2.3)")
+                    throw IJSONError(path: memberPath(), offset: nameAt, reason: "duplicate member name (RFC 7493 §2.3)")
                 }
                 skipSpace()
                 guard i < bytes.count else { throw fail(path, "object not closed (truncated?)") }
@@ -178,7 +182,9 @@ private struct IJSONParser {
             if i < bytes.count, bytes[i] == 0x5D { i += 1; return .array(a) }
             while true {
                 skipSpace()
-                a.append(try value(path: "\(path)[\(a.count)]", depth: depth + 1))
+                let index = a.count
+                func elementPath() -> String { "\(path())[\(index)]" }
+                a.append(try value(path: elementPath, depth: depth + 1))
                 skipSpace()
                 guard i < bytes.count else { throw fail(path, "array not closed (truncated?)") }
                 if bytes[i] == 0x5D { i += 1; return .array(a) }
@@ -197,13 +203,13 @@ private struct IJSONParser {
         }
     }
 
-    private mutating func literal(_ word: String, _ path: String) throws(IJSONError) {
+    private mutating func literal(_ word: String, _ path: IJSONPath) throws(IJSONError) {
         let w = Array(word.utf8)
         guard bytes.count - i >= w.count, Array(bytes[i..<i + w.count]) == w else { throw fail(path, "expected \(word)") }
         i += w.count
     }
 
-    private mutating func number(path: String) throws(IJSONError) -> IJSONNumber {
+    private mutating func number(path: IJSONPath) throws(IJSONError) -> IJSONNumber {
         let start = i
         if bytes[i] == 0x2D { i += 1 }
         guard i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 else { throw fail(path, "malformed number") }
@@ -229,14 +235,14 @@ private struct IJSONParser {
             while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
             guard i > e else { throw fail(path, "malformed number: no exponent digits") }
         }
-        guard i - start <= 40 else { throw IJSONError(path: path, offset: start, reason: "number longer than 40 characters") }
+        guard i - start <= 40 else { throw IJSONError(path: path(), offset: start, reason: "number longer than 40 characters") }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         var integer: Int64?
         if integral, let n = Int64(text), n >= -IJSON.maxSafeInteger, n <= IJSON.maxSafeInteger { integer = n }
         return IJSONNumber(text: text, integer: integer)
     }
 
-    private mutating func string(path: String) throws(IJSONError) -> String {
+    private mutating func string(path: IJSONPath) throws(IJSONError) -> String {
         i += 1 // opening quote
         // Fast path: no escape before the closing quote (base64 payloads, hex, most names):
         // one validation of the whole run instead of one scalar at a time.
@@ -322,14 +328,14 @@ private struct IJSONParser {
         }
     }
 
-    private func checkNoncharacter(_ s: Unicode.Scalar, _ path: String) throws(IJSONError) {
+    private func checkNoncharacter(_ s: Unicode.Scalar, _ path: IJSONPath) throws(IJSONError) {
         let v = s.value
         if (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE {
             throw fail(path, "noncharacter U+\(String(v, radix: 16, uppercase: true)) in a string (RFC 7493 §2.1)")
         }
     }
 
-    private mutating func hex4(_ path: String) throws(IJSONError) -> UInt32 {
+    private mutating func hex4(_ path: IJSONPath) throws(IJSONError) -> UInt32 {
         guard bytes.count - i >= 4 else { throw fail(path, "\\u needs four hex digits") }
         var v: UInt32 = 0
         for _ in 0..<4 {

@@ -8,6 +8,7 @@ import XCTest
 import TestSupport
 @testable import Audit
 import WaiCrypto
+import WaiSupport
 
 final class CollectorFastPathTests: XCTestCase {
     private func same(_ a: AuditBundle, _ b: AuditBundle) -> Bool {
@@ -117,5 +118,115 @@ final class CollectorFastPathTests: XCTestCase {
         XCTAssertFalse(verifier.verify(signature: sig, message: message + [0]))
         XCTAssertFalse(verifier.verify(signature: Array(sig.prefix(63)), message: message))
         XCTAssertFalse(try Ed25519Verifier(Fixture.stranger.publicKey).verify(signature: sig, message: message))
+    }
+
+    /// The pooled, reused OpenSSL contexts (DigestContextPool) answer as fresh ones do, call
+    /// after call and from threads at once: a refusal in between does not make the next good
+    /// signature fail, nor a good one make a bad one pass.
+    func testReusedContextsAnswerAsFreshOnesFromManyThreads() throws {
+        let signer = try Ed25519Signer(Fixture.installation)
+        let verifier = try Ed25519Verifier(Fixture.installation.publicKey)
+        let messages = (0..<8).map { Array("DSSEv1 4 type \($0) message \($0)".utf8) }
+        let expected = try messages.map { try Fixture.installation.sign($0) }
+        let failures = Mutex()
+        var wrong: [String] = []
+        DispatchQueue.concurrentPerform(iterations: 8) { t in
+            for round in 0..<12 {
+                let i = (t + round) % messages.count
+                var bad = expected[i]
+                bad[round % 64] ^= 0x40
+                let sig = try? signer.sign(messages[i])
+                let answers = [sig == expected[i], verifier.verify(signature: expected[i], message: messages[i]),
+                               !verifier.verify(signature: bad, message: messages[i]),
+                               !verifier.verify(signature: expected[i], message: messages[(i + 1) % messages.count]),
+                               verifier.verify(signature: expected[i], message: messages[i])]
+                if answers.contains(false) { failures.withLock { wrong.append("thread \(t) round \(round): \(answers)") } }
+            }
+        }
+        XCTAssertEqual(wrong, [])
+    }
+
+    func testVerifierCacheHoldsAtMostItsCapacity() throws {
+        let cache = Ed25519VerifierCache(capacity: 2)
+        let keys = [Fixture.installation.publicKey, Fixture.owner.publicKey, Fixture.stranger.publicKey]
+        let first = try cache.verifier(for: keys[0])
+        XCTAssertTrue(try cache.verifier(for: keys[0]) === first, "a held key is not loaded again")
+        for k in keys { _ = try cache.verifier(for: k) }
+        XCTAssertEqual(cache.count, 2)
+        XCTAssertFalse(try cache.verifier(for: keys[0]) === first, "the oldest key was pushed out")
+        let message = Array("m".utf8)
+        for (k, key) in zip(keys, [Fixture.installation, Fixture.owner, Fixture.stranger]) {
+            XCTAssertTrue(try cache.verifier(for: k).verify(signature: try key.sign(message), message: message))
+        }
+    }
+
+    /// The payload reader (PayloadReader) against the strict decoding it stands in for, on
+    /// two bit flips of every byte of a binding, an ack record and a session record: whatever
+    /// it takes, the strict reader takes with the same value; the writer's spelling is taken.
+    func testPayloadReaderAgreesWithTheStrictReaderOnEveryByteFlip() throws {
+        let bundle = try Fixture.chain().bundle
+        var withReason = Fixture.ack(7)
+        withReason.outcome = .withheld
+        withReason.reason = "sha256 mismatch"
+        withReason.detail = "expected 00, got 11"
+        withReason.effectiveUri = nil
+        let extra = PayloadCoding.encode(AuditRecord(sessionId: bundle.sessionId, seq: 9, prev: SHA256.hex([9]), body: .ack(withReason)))
+        func agree<T: PayloadDecodable & Equatable>(_ bytes: [UInt8], _ fast: ([UInt8]) -> T?, _: T.Type) throws -> Int {
+            let strict = { (b: [UInt8]) in Result { () throws(AuditBundleError) -> T in try PayloadCoding.decode(T.self, b, at: "p") } }
+            XCTAssertEqual(try XCTUnwrap(fast(bytes), "the writer's own spelling takes the fast path"), try strict(bytes).get())
+            var taken = 0
+            for i in bytes.indices {
+                for bit in [0x01, 0x20] as [UInt8] {
+                    var t = bytes
+                    t[i] ^= bit
+                    guard let f = fast(t) else { continue }
+                    taken += 1
+                    guard case .success(let full) = strict(t) else {
+                        XCTFail("byte \(i) ^ \(bit): the payload reader took what the strict reader refuses: \(String(decoding: t, as: UTF8.self))")
+                        continue
+                    }
+                    XCTAssertEqual(f, full, "byte \(i) ^ \(bit)")
+                }
+            }
+            return taken
+        }
+        XCTAssertGreaterThan(try agree(bundle.binding.payload, BundleReader.binding, SessionBinding.self), 0)
+        for payload in bundle.records.map(\.payload) + [extra] {
+            XCTAssertGreaterThan(try agree(payload, BundleReader.record, AuditRecord.self), 0)
+        }
+    }
+
+    func testPayloadReaderLeavesUnusualSpellingsToTheStrictReader() throws {
+        let bundle = try Fixture.chain().bundle
+        let ack = String(decoding: bundle.records[0].payload, as: UTF8.self)
+        let session = String(decoding: bundle.records[3].payload, as: UTF8.self)
+        let claim = PayloadCoding.encode(AuditRecord(sessionId: bundle.sessionId, seq: 1, prev: SHA256.hex([1]), body: .adClaim(
+            AdClaimBody(marker: .daterange, id: "ad1", adClass: nil, startDate: nil, scte35Cmd: nil, scte35Out: nil, scte35In: nil,
+                        plannedDurationMs: 1000, segments: [], presentedMs: 5))))
+        let variants: [(String, Bool)] = [
+            (" " + ack.replacingOccurrences(of: ",\"", with: " ,\n\"") + "\t", true),
+            (ack.replacingOccurrences(of: "\"seq\":0", with: "\"seq\":0,\"note\":\"x\""), false),
+            (ack.replacingOccurrences(of: "\"seq\":0", with: "\"seq\":0,\"seq\":0"), false),
+            (ack.replacingOccurrences(of: "\"seq\":0", with: "\"seq\":-0"), false),
+            (ack.replacingOccurrences(of: "\"seq\":0", with: "\"seq\":0.0"), false),
+            (ack.replacingOccurrences(of: "\"seq\":0", with: "\"seq\":00"), false),
+            (ack.replacingOccurrences(of: "\"kind\":\"object\"", with: "\"kind\":\"obj\\u0065ct\""), false),
+            (ack.replacingOccurrences(of: "\"kind\":\"object\"", with: "\"kind\":\"blob\""), false),
+            (ack.replacingOccurrences(of: "\"kind\":\"object\"", with: "\"kind\":\"object\",\"reason\":null"), false),
+            (ack.replacingOccurrences(of: "\"type\":\"ack\"", with: "\"type\":\"session\""), false),
+            (session.replacingOccurrences(of: "\"objects\":3", with: "\"objects\":9007199254740992"), false),
+            (session.replacingOccurrences(of: "\"objects\":3", with: "\"objects\":9007199254740991"), true),
+            (session.replacingOccurrences(of: "[\"player\"]", with: "[\"player\",1]"), false),
+            (session.replacingOccurrences(of: "[\"player\"]", with: "[]"), true),
+            (String(decoding: claim, as: UTF8.self), false),
+            (ack + "x", false),
+        ]
+        for (v, plain) in variants {
+            let b = Array(v.utf8)
+            let fast = BundleReader.record(b)
+            XCTAssertEqual(fast != nil, plain, v)
+            let strict = Result { () throws(AuditBundleError) -> AuditRecord in try PayloadCoding.decode(AuditRecord.self, b, at: "p") }
+            if let fast { XCTAssertEqual(fast, try strict.get(), v) }
+        }
     }
 }

@@ -22,6 +22,32 @@ final class CollectorStoreTests: XCTestCase {
         try StoreContract.concurrent(try SQLiteStore(path: dir.path + "/c.db"))
     }
 
+    /// A bundle whose records cannot be stored (two with one seq) fails alone: nothing of it
+    /// is left, and the bundles batched with it are stored with their records.
+    func testSQLiteFailingBundleLeavesItsBatchStored() throws {
+        let dir = try TempDir()
+        let store = try SQLiteStore(path: dir.path + "/c.db")
+        var bad = CollectorFixture.submission()
+        bad.records[1].sequence = 0
+        let good = (0..<6).map { _ in CollectorFixture.submission() }
+        let all = [bad] + good
+        let outcomes = Locked<[Int: Result<BundleInsertOutcome, Error>]>([:])
+        // Announced first, so the first to commit waits for the others and they share a batch.
+        for _ in all { store.announceBundle() }
+        DispatchQueue.concurrentPerform(iterations: all.count) { i in
+            let r = Result { try store.insertAnnounced(all[i]) }
+            outcomes.update { $0[i] = r }
+        }
+        XCTAssertThrowsError(try outcomes.value[0]?.get())
+        XCTAssertNil(try store.bundle(sessionID: bad.sessionID))
+        XCTAssertEqual(try store.records(sessionID: bad.sessionID), [])
+        for (i, g) in good.enumerated() {
+            XCTAssertEqual(try outcomes.value[i + 1]?.get(), .stored(acknowledgement: g.acknowledgement))
+            XCTAssertEqual(try store.records(sessionID: g.sessionID), g.records)
+        }
+        XCTAssertEqual(try store.insertBundle(good[0]), .duplicate(acknowledgement: good[0].acknowledgement))
+    }
+
     func testSQLiteRunsWALWithFullSync() throws {
         let dir = try TempDir()
         // WAL mode is recorded in the database file, so a fresh connection reports it.

@@ -98,7 +98,33 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     }
 
     private func runBatch(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>] {
-        lock.withLock { runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: { try step($0, []) }, run: run) }
+        lock.withLock {
+            if let all = runWhole(jobs) { return all }
+            return runBatchTransaction(jobs, begin: "BEGIN IMMEDIATE", exec: { try step($0, []) }, run: run)
+        }
+    }
+
+    /// The batch as one plain transaction, without the savepoint per job: what nearly every
+    /// batch is, and two statements fewer per bundle. nil when a job failed: everything is
+    /// rolled back and the caller runs the batch again with a savepoint per job, which keeps
+    /// the others (docs/collector.md §Storage).
+    private func runWhole(_ jobs: [StoreJob]) -> [Result<StoreJobOutcome, Error>]? {
+        do { try step("BEGIN IMMEDIATE", []) } catch { return nil }
+        var results: [Result<StoreJobOutcome, Error>] = []
+        results.reserveCapacity(jobs.count)
+        do {
+            for job in jobs { results.append(.success(try run(job))) }
+        } catch {
+            try? step("ROLLBACK", [])
+            return nil
+        }
+        do {
+            try step("COMMIT", [])
+        } catch {
+            try? step("ROLLBACK", [])
+            return jobs.map { _ in .failure(error) }
+        }
+        return results
     }
 
     private func run(_ job: StoreJob) throws -> StoreJobOutcome {
