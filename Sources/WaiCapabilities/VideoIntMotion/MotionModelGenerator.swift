@@ -1,9 +1,9 @@
 /// A seeded generator of int_motion model sets (docs/capabilities/video_int_motion.md §8):
 /// the same seed, N and M give the same bytes. Built like int_hyper's generator
 /// (SampleModelGenerator: carriers with exact gains, calibrated random channels, its h_a, h_s
-/// and tables), so a decoded clip looks like its source: the flow follows the temporal
-/// difference (zero latents give zero flow) and the residual carriers add back a soft copy of
-/// what the prediction missed.
+/// and tables), so a decoded clip looks like its source: the flow carriers take the encoder's
+/// searched block vectors (§7.1; zero latents give zero flow) and the residual carriers add
+/// back a soft copy of what the prediction missed.
 public enum MotionModelGenerator {
     typealias G = SampleModelGenerator
     /// p_synth's y_m contract (§8): carriers are (current − ref) / 16.
