@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes the wai.video.int_hyper side (docs/capabilities/video_int_hyper.md §11) with
 # libFuzzer on one core, one target after the other: y4m (the YUV4MPEG2 reader and writer)
-# and payload (envelope, sequence header, frame index and the whole decode with the int_hyper
-# fuzz fixture's model set on the reference interpreter).
+# payload (envelope, sequence header, frame index and the whole decode with the int_hyper
+# fuzz fixture's model set on the reference interpreter) and motion (the same for
+# wai.video.int_motion, docs/capabilities/video_int_motion.md §5–§6, with a seeded N = M = 4
+# motion set beside it).
 # Usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, both targets).
 # Harnesses: Tests/Fuzz/video/*Fuzz.swift, linked against the instrumented library layers
 # (scripts/fuzz-lib.sh); the seed corpora are written by
@@ -15,19 +17,20 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
-  echo "usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [y4m|payload]..." >&2
+  echo "usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [y4m|payload|motion]..." >&2
   exit 2
 fi
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(y4m payload)
+[ ${#targets[@]} -eq 0 ] && targets=(y4m payload motion)
 
 out=.build/fuzz-video
-mkdir -p "$out/artifacts" "$out/corpus/y4m" "$out/corpus/payload"
+mkdir -p "$out/artifacts" "$out/corpus/y4m" "$out/corpus/payload" "$out/corpus/motion"
 
 . scripts/fuzz-lib.sh
 fuzz_build_layers
-fuzz_link generator "$out/video-corpus" Tests/Fuzz/video/CorpusGenerator.swift Tests/Fuzz/payload/PayloadFixture.swift
+fuzz_link generator "$out/video-corpus" Tests/Fuzz/video/CorpusGenerator.swift Tests/Fuzz/payload/PayloadFixture.swift \
+  Tests/Fuzz/video/MotionFixture.swift
 ASAN_OPTIONS=detect_leaks=0 "$out/video-corpus" "$out/corpus" >/dev/null
 
 status=0
@@ -35,7 +38,8 @@ for target in "${targets[@]}"; do
   case "$target" in
     y4m)     sources=(Tests/Fuzz/video/Y4MFuzz.swift) ;;
     payload) sources=(Tests/Fuzz/video/VideoPayloadFuzz.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
-    *) echo "unknown fuzz target '$target' (y4m, payload)" >&2; exit 2 ;;
+    motion)  sources=(Tests/Fuzz/video/MotionPayloadFuzz.swift Tests/Fuzz/video/MotionFixture.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
+    *) echo "unknown fuzz target '$target' (y4m, payload, motion)" >&2; exit 2 ;;
   esac
   binary="$out/$target-fuzz"
   fuzz_link harness "$binary" "${sources[@]}" Tests/Fuzz/Shared/FuzzInput.swift

@@ -52,12 +52,12 @@ final class VideoIntMotionTests: XCTestCase {
         let frames = try S.decode(opened, runner: HostGraphRunner.reference())
         XCTAssertEqual(frames.map(\.frame.index), Array(0...5))
         XCTAssertEqual(frames.map(\.frame.image), e.reconstructions)
-        // The seeded set does not estimate motion (§8), so on this 6-pixel-a-frame pan a P-frame
-        // is the previous frame plus a soft residual: closer to its source than the previous
-        // reconstruction is, never garbage.
+        // On this 6-pixel-a-frame pan of a 64×48 window a P-frame is the previous frame moved by
+        // the searched vectors (§7.1; new content enters at two edges every frame) plus a soft
+        // residual: closer to its source than the previous reconstruction is, never garbage.
         for (k, f) in frames.enumerated() {
             let db = S.psnr(f.frame.image, source[k])
-            XCTAssertGreaterThan(db, f.kind == .intra ? 25 : 11, "frame \(k) (\(f.kind)) is \(db) dB from its source")
+            XCTAssertGreaterThan(db, f.kind == .intra ? 25 : 15, "frame \(k) (\(f.kind)) is \(db) dB from its source")
             if f.kind == .predicted {
                 XCTAssertGreaterThan(db, S.psnr(frames[k - 1].frame.image, source[k]), "frame \(k): the residual must help")
             }

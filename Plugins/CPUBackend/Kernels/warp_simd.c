@@ -8,9 +8,9 @@
  *
  * A narrow volume has no 16-bit gather: each lane gathers the 4-byte-aligned word holding
  * its int16 (index rounded down to even, scale 2) and takes the low or high half, sign-
- * extended. The word is aligned (warp.c checks the base is), so it never crosses a page
- * and its first or second half is the sample itself: the read stays inside memory that
- * holds the tensor. */
+ * extended. The word is aligned (warp.c checks the base is), so it never crosses a page,
+ * and it reaches at most the 2 bytes after the last sample, which an allocation rounded up
+ * to 4 bytes holds (the plugin's tensor buffers are cpuk_alloc's, rounded up to 64). */
 #include "kernels_internal.h"
 
 #if CPUK_X86

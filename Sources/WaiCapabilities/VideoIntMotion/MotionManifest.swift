@@ -12,10 +12,13 @@ public struct MotionManifest: Equatable, Sendable {
     public var files: [String: String]
     public var motionShift: Int
     public var residualShift: Int
+    /// `motion_search` (§2.1, §7.1): an encoder hint; nil when absent.
+    public var motionSearch: MotionSearch?
 
-    public init(name: String, version: String, files: [String: String], motionShift: Int = 0, residualShift: Int = 0) {
+    public init(name: String, version: String, files: [String: String], motionShift: Int = 0, residualShift: Int = 0,
+                motionSearch: MotionSearch? = nil) {
         self.name = name; self.version = version; self.files = files
-        self.motionShift = motionShift; self.residualShift = residualShift
+        self.motionShift = motionShift; self.residualShift = residualShift; self.motionSearch = motionSearch
     }
 
     /// SHA-256 of the decoder files' names and hashes (§2.1).
@@ -33,6 +36,7 @@ public struct MotionManifest: Equatable, Sendable {
         var files: [String: String]
         var motion_analysis_shift: Int?
         var residual_analysis_shift: Int?
+        var motion_search: MotionSearch?
     }
 
     public static func parse(_ bytes: [UInt8]) throws -> MotionManifest {
@@ -79,7 +83,14 @@ public struct MotionManifest: Equatable, Sendable {
             }
             shifts.append(k)
         }
-        return MotionManifest(name: f.name, version: f.version, files: f.files, motionShift: shifts[0], residualShift: shifts[1])
+        if let s = f.motion_search {
+            guard !encoder.isEmpty else {
+                throw ModelSetError(file: file, location: "$.motion_search", problem: "is given but the set lists no encoder files it would apply to")
+            }
+            try s.validate(file: file)
+        }
+        return MotionManifest(name: f.name, version: f.version, files: f.files, motionShift: shifts[0], residualShift: shifts[1],
+                              motionSearch: f.motion_search)
     }
 
     /// The file's bytes as the generator writes them: fixed key order.
@@ -88,6 +99,10 @@ public struct MotionManifest: Equatable, Sendable {
         var shiftLines = ""
         if motionShift != 0 { shiftLines += "\n  \"motion_analysis_shift\": \(motionShift)," }
         if residualShift != 0 { shiftLines += "\n  \"residual_analysis_shift\": \(residualShift)," }
+        if let s = motionSearch {
+            shiftLines += "\n  \"motion_search\": {\"dx_channel\": \(s.dxChannel), \"dy_channel\": \(s.dyChannel), "
+                + "\"steps_per_pixel\": \(s.stepsPerPixel), \"range\": \(s.range)},"
+        }
         let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
         let text = """
             {

@@ -1,9 +1,9 @@
 /// A seeded generator of int_motion model sets (docs/capabilities/video_int_motion.md §8):
 /// the same seed, N and M give the same bytes. Built like int_hyper's generator
 /// (SampleModelGenerator: carriers with exact gains, calibrated random channels, its h_a, h_s
-/// and tables), so a decoded clip looks like its source: the flow follows the temporal
-/// difference (zero latents give zero flow) and the residual carriers add back a soft copy of
-/// what the prediction missed.
+/// and tables), so a decoded clip looks like its source: the flow carriers take the encoder's
+/// searched block vectors (§7.1; zero latents give zero flow) and the residual carriers add
+/// back a soft copy of what the prediction missed.
 public enum MotionModelGenerator {
     typealias G = SampleModelGenerator
     /// p_synth's y_m contract (§8): carriers are (current − ref) / 16.
@@ -14,6 +14,8 @@ public enum MotionModelGenerator {
     public static let scaleLevels = 4
     public static let flowFracBits = 4
     static let flowClamp: (lo: Int32, hi: Int32) = (-128, 128)
+    /// The encoder's search (§7.1): y_m carriers 0 and 1 are dx and dy at 4 steps a pixel.
+    public static let motionSearch = MotionSearch(dxChannel: 0, dyChannel: 1, stepsPerPixel: 4, range: 8)
     static let binomial: [Int16] = [1, 4, 6, 4, 1]
 
     public static func defaultName(seed: UInt64, n: Int, m: Int) -> String { "int-motion-s\(seed)-n\(n)-m\(m)" }
@@ -39,13 +41,10 @@ public enum MotionModelGenerator {
         for k in 0..<4 {
             let cin = k == 0 ? 6 : n, cout = k == 3 ? m : n
             var l = ModelLayer(transposed: false, kernel: 5, stride: 2, pad: 2, cin: cin, cout: cout)
+            // The carriers are zero (weights and bias): g_a says "no motion"; the encoder's search
+            // (§7.1) writes dx and dy, ds stays 0.
             for o in G.carriers..<cout { G.fillRandomChannel(&l, o, &rng) }
-            for c in 0..<G.carriers { for u in 0..<5 { for v in 0..<5 {
-                let w = binomial[u] * binomial[v]
-                l.weights[l.index(c, c, u, v)] = w
-                if k == 0 { l.weights[l.index(c, c + 3, u, v)] = -w }
-            } } }
-            let shift: Int32 = k == 0 ? 5 : (k == 3 ? 15 : 8)
+            let shift: Int32 = 0
             let gains = (0..<cout).map { o -> ChannelGain in
                 o < G.carriers ? .fixed(multiplier: 1, shift: shift) : .target(rms: k == 3 ? G.latentRMS : G.innerRMS)
             }
@@ -53,7 +52,14 @@ public enum MotionModelGenerator {
             let (done, out, iv) = try LayerCalibration.calibrate(l, gains: gains, lo: clamp.0, hi: clamp.1, gdn: nil, input: x, interval: xi)
             motionGa.append(done); x = out; xi = iv
         }
-        let ym = x
+        // What the encoder's search writes for the calibration pair (moved 2 columns, 1 row):
+        // so h_a, h_s and the tables see the flow channels as they will be coded.
+        var ym = x
+        let yPlane = ym.shape.height * ym.shape.width
+        for k in 0..<yPlane {
+            ym.values[motionSearch.dxChannel * yPlane + k] = Int32(2 * motionSearch.stepsPerPixel)
+            ym.values[motionSearch.dyChannel * yPlane + k] = Int32(1 * motionSearch.stepsPerPixel)
+        }
         let (motionHa, motionHs, zm) = try G.hyperprior(yCalibration: ym, latentContract: motionContract, n: n, m: m, rng: &rng)
         let motionEntropy = try G.tables(zCalibration: zm, n: n, latentContract: motionContract)
 
@@ -67,13 +73,13 @@ public enum MotionModelGenerator {
             let clamp: (Int32, Int32)
             if k < 3 {
                 G.fillCarriersAndRandom(&l, &rng)
-                // The upsampling filter's gain is 64: y → 64·y, kept, then 64·64·y >> 12 = y.
+                // The upsampling filter's gain is 64: y → 64·y, kept, then 64·64·y >> 10 = 4·y.
                 let shift: Int32 = k == 0 ? 0 : 6
                 gains = (0..<cout).map { o in o < G.carriers ? .fixed(multiplier: 1, shift: shift) : .target(rms: G.innerRMS) }
                 clamp = G.activation
             } else {
                 G.fillCarriers(&l)
-                gains = Array(repeating: .fixed(multiplier: 1, shift: 12), count: 3)
+                gains = Array(repeating: .fixed(multiplier: 1, shift: 10), count: 3)
                 clamp = flowClamp
             }
             let (done, out, iv) = try LayerCalibration.calibrate(l, gains: gains, lo: clamp.0, hi: clamp.1, gdn: nil, input: f, interval: fi)
@@ -147,7 +153,7 @@ public enum MotionModelGenerator {
                 latent: try G.graph(residualGa, input: "residual", Shape(3, 16, 16), MotionModelSet.residualInterval, prefix: "residual_g_a"),
                 hyper: try G.graph(residualHa, input: "y_r", Shape(m, 4, 4), residualContract, prefix: "residual_h_a")))
         return try MotionModelSet(name: name ?? defaultName(seed: seed, n: n, m: m), version: version, motion: motion,
-                                  residual: residualCodec, pSynth: pSynth, predict: predict)
+                                  residual: residualCodec, pSynth: pSynth, predict: predict, motionSearch: motionSearch)
     }
 
     /// §4 steps 1–3: the flow from y_m, the scale-space volume of ref, the warp.

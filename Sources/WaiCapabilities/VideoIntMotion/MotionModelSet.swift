@@ -38,6 +38,8 @@ public struct MotionModelSet: Sendable {
     public let pSynth: IntegerGraph
     /// (ref, y_m) → the prediction (encoding only).
     public let predict: IntegerGraph?
+    /// The encoder's block motion search (§7.1), when the manifest asks for it.
+    public let motionSearch: MotionSearch?
 
     public var idHex: String { Hex.encode(id) }
     public var canEncode: Bool { predict != nil && motion.analysis != nil && residual.analysis != nil }
@@ -46,21 +48,23 @@ public struct MotionModelSet: Sendable {
     public func latentContract(_ p: Part) -> Interval { pSynth.tensors[pSynth.inputs[p == .motion ? 1 : 2]].interval }
 
     public init(name: String, version: String, motion: SubCodec, residual: SubCodec, pSynth: IntegerGraph,
-                predict: IntegerGraph?) throws {
+                predict: IntegerGraph?, motionSearch: MotionSearch? = nil) throws {
         guard IntHyperManifest.isValidLabel(name, maximum: 64), IntHyperManifest.isValidLabel(version, maximum: 32) else {
             throw ModelSetError(file: MotionManifest.fileName, location: "$.name",
                                 problem: "name \"\(name)\" or version \"\(version)\" is not 1…64 (32) characters of A–Z a–z 0–9 . _ -")
         }
         var hashes: [String: String] = [:]
         for (n, b) in Self.fileBytes(motion: motion, residual: residual, pSynth: pSynth, predict: predict) { hashes[n] = SHA256.hex(b) }
-        try self.init(name: name, version: version, hashes: hashes, motion: motion, residual: residual, pSynth: pSynth, predict: predict)
+        try self.init(name: name, version: version, hashes: hashes, motion: motion, residual: residual, pSynth: pSynth, predict: predict,
+                      motionSearch: motionSearch)
     }
 
     private init(name: String, version: String, hashes: [String: String], motion: SubCodec, residual: SubCodec,
-                 pSynth: IntegerGraph, predict: IntegerGraph?) throws {
+                 pSynth: IntegerGraph, predict: IntegerGraph?, motionSearch: MotionSearch?) throws {
         self.name = name; self.version = version; self.fileSHA256 = hashes
         self.id = MotionManifest.modelSetID(fileHashes: hashes)
         self.motion = motion; self.residual = residual; self.pSynth = pSynth; self.predict = predict
+        self.motionSearch = predict == nil ? nil : motionSearch
         try MotionModelSetChecks.check(self)
     }
 
@@ -111,7 +115,7 @@ public struct MotionModelSet: Sendable {
         }
         return try MotionModelSet(name: manifest.name, version: manifest.version, hashes: manifest.files,
                                   motion: try sub(.motion), residual: try sub(.residual), pSynth: try graph("p_synth.whm"),
-                                  predict: needsAnalysis ? try graph("predict.whm") : nil)
+                                  predict: needsAnalysis ? try graph("predict.whm") : nil, motionSearch: manifest.motionSearch)
     }
 
     static func fileBytes(motion: SubCodec, residual: SubCodec, pSynth: IntegerGraph, predict: IntegerGraph?) -> [(String, [UInt8])] {
@@ -137,7 +141,8 @@ public struct MotionModelSet: Sendable {
         var hashes: [String: String] = [:]
         for (n, b) in out { hashes[n] = SHA256.hex(b) }
         let manifest = MotionManifest(name: name, version: version, files: hashes,
-                                      motionShift: motion.analysis?.latentShift ?? 0, residualShift: residual.analysis?.latentShift ?? 0)
+                                      motionShift: motion.analysis?.latentShift ?? 0, residualShift: residual.analysis?.latentShift ?? 0,
+                                      motionSearch: motionSearch)
         out.append((MotionManifest.fileName, manifest.serialized()))
         return out.map { (name: $0.0, bytes: $0.1) }
     }

@@ -13,6 +13,13 @@ enum MotionModelSetChecks {
             throw ModelSetError(file: "predict.whm", location: "input tensor '\(predict.tensors[input].name)'",
                                 problem: "has contract \(predict.tensors[input].interval), p_synth.whm's input \(k) \(ps.tensors[ps.inputs[k]].interval); they must be equal")
         }
+        if let s = set.motionSearch {
+            let m = set.motion.latentChannels
+            guard s.dxChannel < m, s.dyChannel < m else {
+                throw ModelSetError(file: MotionManifest.fileName, location: "$.motion_search",
+                                    problem: "names channels \(s.dxChannel) and \(s.dyChannel); y_m has \(m)")
+            }
+        }
         for p in MotionModelSet.Part.allCases {
             try checkAnalysis(set, p, channels: p == .motion ? 6 : 3,
                               accepts: p == .motion ? IntHyperModelSet.pictureInterval : MotionModelSet.residualInterval)

@@ -89,7 +89,11 @@ public enum VideoIntMotionCodec {
         guard all.contains(wanted.lowerBound), all.contains(wanted.upperBound) else {
             throw VideoIntMotionPayloadError.frameRange(first: wanted.lowerBound, last: wanted.upperBound, frameCount: p.frames.count)
         }
-        try IntHyperSizeLimit.check(intraSet, width: p.width, height: p.height, encoding: false)
+        do {
+            try IntHyperSizeLimit.check(intraSet, width: p.width, height: p.height, encoding: false)
+        } catch let e as IntHyperPayloadError {
+            throw VideoIntMotionPayloadError.tooLarge(width: p.width, height: p.height, reason: "its intra frames: \(e)")
+        }
         let plan = try Plan(motionSet, width: p.width, height: p.height)
         let intraDecoder = IntHyperDecoder(modelSet: intraSet)
         var reference: RGB8Image?

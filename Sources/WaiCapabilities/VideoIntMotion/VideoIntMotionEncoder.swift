@@ -69,7 +69,19 @@ extension VideoIntMotionCodec {
 
         // 1. motion latents from (current, ref).
         let pair = TensorValue(shape: Shape(6, hp, wp), values: cur.values + ref.values)
-        let (ym, motionStreams) = try analyse(pair, part: .motion, plan: plan, set: set, runner: runner)
+        let search = set.motionSearch
+        let vectors = search?.vectors(current: cur, reference: ref, contract: set.latentContract(.motion)) ?? []
+        let (ym, motionStreams) = try analyse(pair, part: .motion, plan: plan, set: set, runner: runner) { analysed, shift in
+            // §7.1: the searched vectors replace the flow channels of g_a's output (at its 2^k steps).
+            guard let s = search else { return analysed }
+            var a = analysed
+            let plane = a.shape.height * a.shape.width
+            for (k, v) in vectors.enumerated() {
+                a.values[s.dxChannel * plane + k] = Int32(v.dx * s.stepsPerPixel) << Int32(shift)
+                a.values[s.dyChannel * plane + k] = Int32(v.dy * s.stepsPerPixel) << Int32(shift)
+            }
+            return a
+        }
         // 2–3. the prediction and the residual, in host integers: inside [−255, 255].
         let (predicted, _) = try runner.run(predictGraph, inputs: [ref, ym], model: ModelGraphID(set, graph: "predict"))
         guard let prediction = predicted.first, prediction.shape == cur.shape else {
@@ -86,8 +98,8 @@ extension VideoIntMotionCodec {
 
     /// One sub-codec's analysis (int_hyper.md §6): g_a, the coded y, h_a, the decoder's h_s for
     /// the tables, and the z and y lane streams.
-    static func analyse(_ input: TensorValue, part: MotionModelSet.Part, plan: Plan, set: MotionModelSet,
-                        runner: GraphRunner) throws -> (TensorValue, [VideoIntMotionPFrame.Stream]) {
+    static func analyse(_ input: TensorValue, part: MotionModelSet.Part, plan: Plan, set: MotionModelSet, runner: GraphRunner,
+                        refine: (TensorValue, Int) -> TensorValue = { a, _ in a }) throws -> (TensorValue, [VideoIntMotionPFrame.Stream]) {
         let s = set.part(part)
         guard let a = s.analysis else {
             throw ModelSetError(file: "\(part)_g_a.whm", problem: "not loaded; encoding needs the encoder files")
@@ -100,8 +112,8 @@ extension VideoIntMotionCodec {
         } catch let e as TilingError {
             throw ModelSetError(file: "\(part)_g_a.whm/\(part)_h_a.whm", problem: "the graphs do not analyse a \(g.width)×\(g.height) frame (\(e))")
         }
-        let analysed = try IntHyperEncoder.whole(ga, shape: plan.y(part), runner: runner, budget: .standard, name: "\(part)_g_a",
-                                                 model: ModelGraphID(set, graph: "\(part)_g_a")) { input.window($0) }
+        let analysed = refine(try IntHyperEncoder.whole(ga, shape: plan.y(part), runner: runner, budget: .standard, name: "\(part)_g_a",
+                                                        model: ModelGraphID(set, graph: "\(part)_g_a")) { input.window($0) }, a.latentShift)
         let z = try IntHyperEncoder.whole(ha, shape: plan.z(part), runner: runner, budget: .standard, name: "\(part)_h_a",
                                           model: ModelGraphID(set, graph: "\(part)_h_a")) { analysed.window($0) }
         let y = IntHyperEncoder.codedLatent(analysed, shift: a.latentShift)

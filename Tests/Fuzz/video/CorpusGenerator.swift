@@ -42,6 +42,21 @@ struct VideoCorpusGenerator {
                 }
                 n += 3
             }
+            // wai.video.int_motion (target motion): GOP 2, so each has an intra frame and a P-frame.
+            let motion = try MotionFixture.modelSet()
+            for (w, h) in [(3, 2), (16, 8), (17, 18)] {
+                let frames = try (0..<3).map { k in
+                    let f = try SamplePicture.make(width: w + 2 * k, height: h)
+                    return try RGB8Image(width: w, height: h, pixels: (0..<h).flatMap { Array(f.pixels[($0 * f.width * 3)..<($0 * f.width * 3 + w * 3)]) })
+                }
+                for envelope in [false, true] {
+                    let e = try VideoIntMotionCodec.encode(count: 3, frame: { frames[$0] }, chroma: .yuv420, width: w, height: h,
+                                                           frameRate: Rational(25, 1), aspect: Rational(0, 0), gop: 2, intraSet: set,
+                                                           motionSet: motion, runner: ReferenceRunner(), envelope: envelope)
+                    try LocalFile.write(e.bytes, to: "\(dir)/motion/\(w)x\(h)\(envelope ? ".wai" : ".payload")")
+                }
+                n += 2
+            }
             print("wrote \(n) seeds")
         } catch {
             fputs("video-corpus: \(error)\n", stderr)

@@ -76,10 +76,6 @@ def main(argv=None):
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _motion(args, progress):
     """The P-frame codec: calibrated on camera pairs of the pictures (ssf.camera_pair),
     evaluated on Y4M clips."""
@@ -121,3 +117,7 @@ def _motion(args, progress):
                   f"{r['kbit_per_s']:.1f} kbit/s, {r['bpp']:.4f} bpp, PSNR Y {r['psnr']['y']:.2f} dB, "
                   f"average {r['psnr']['average']:.2f} dB")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
