@@ -120,6 +120,52 @@ final class WarpTests: XCTestCase {
         XCTAssertNil(SpatialExtents.offsets(graph, origin: (0, 0)))
     }
 
+    /// A window evaluation reads the volume only where the window's own flows reach
+    /// (docs/probe.md §7): small flows need a small volume window (so a spot check of a
+    /// 640×360 P-frame does not recompute its whole scale-space volume), flows that point
+    /// far past the borders are clamped there, and in both cases every window equals the
+    /// whole reference run.
+    func testWindowEvaluationReadsTheVolumeOnlyWhereTheFlowsReach() throws {
+        var rng = SplitMix64(seed: 0x52_4541)
+        let (h, w) = (40, 52)
+        for (limit, fracBits) in [(8, 3), (700, 3), (1 << 12, 6)] {
+            var b = GraphBuilder()
+            let x = b.input("x", Shape(3, h, w), storage: .narrow, interval: Interval(lo: -100, hi: 100))
+            let f = try b.requantize(x, RequantizeParams(multiplier: [Int32](repeating: Int32(max(1, limit / 100)), count: 3),
+                                                         shift: [0, 0, 0], lo: Int32(-limit), hi: Int32(limit)), name: "flow")
+            let weights = (0..<(2 * 3 * 25)).map { _ in Int16(rng.int(-3...3)) }
+            let blurred = try b.conv2d(x, ConvParams(kernelH: 5, kernelW: 5, stride: 1, pad: 2, weights: weights, bias: [0, 5]))
+            let mixed = try b.conv2d(blurred, ConvParams(kernelH: 3, kernelW: 3, stride: 1, pad: 1,
+                                                         weights: (0..<36).map { _ in Int16(rng.int(-2...2)) }, bias: [1, -1]))
+            let vol = try b.clamp(mixed, lo: -2000, hi: 2000, name: "volume")  // E³·2000 fits int32 at F = 6
+            let y = try b.warp(vol, f, WarpParams(scales: 2, fracBits: fracBits), name: "y")
+            let graph = try b.build(outputs: [y])
+            let inputs = [TensorValue(shape: Shape(3, h, w), values: ProbeGraphs.values(&rng, count: 3 * h * w,
+                                                                                         in: Interval(lo: -100, hi: 100)))]
+            let whole = try ReferenceInterpreter.run(graph, inputs: inputs)[0]
+            let full = WindowValue(window: Window(rows: 0..<h, cols: 0..<w), channels: 1, values: whole.values)
+            let windows = [Window(rows: 20..<22, cols: 30..<32), Window(rows: 0..<4, cols: 0..<4),
+                           Window(rows: (h - 4)..<h, cols: (w - 4)..<w), Window(rows: 7..<9, cols: 44..<46)]
+            for window in windows {
+                let got = try RegionEngine.evaluate(graph, inputs: inputs, output: y, window: window)
+                XCTAssertEqual(got.values, full.crop(window), "flows within ±\(limit) at F \(fracBits), \(window)")
+            }
+            if limit == 8 {  // ±1 column and row: the reach is the window and one sample around it
+                let window = windows[0]
+                let flow = try RegionEngine.evaluate(graph, inputs: inputs, output: f, window: window)
+                let reach = ReferenceKernels.warpReach(flow: flow.values, graph.tensors[vol].shape,
+                                                       WarpParams(scales: 2, fracBits: fracBits), rows: window.rows, cols: window.cols)
+                XCTAssertTrue(reach.rows.lowerBound >= 19 && reach.rows.upperBound <= 24 && reach.cols.lowerBound >= 29
+                              && reach.cols.upperBound <= 34, "\(reach)")
+                let plan = try RegionEngine.evaluationPlan(graph, inputs: inputs, output: y, window: window, cache: nil)
+                XCTAssertEqual(plan[vol], reach, "the volume is evaluated where the flows reach, not whole")
+                XCTAssertEqual(plan[x], Window(rows: (reach.rows.lowerBound - 3)..<(reach.rows.upperBound + 3),
+                                               cols: (reach.cols.lowerBound - 3)..<(reach.cols.upperBound + 3)),
+                               "through the 3×3 and 5×5 convs: 3 more on every side (and the flow's window inside)")
+            }
+        }
+    }
+
     /// Spot checks on a graph with a warp (docs/probe.md §7): a unit that passes the probe
     /// and goes wrong after 40 runs of a prepared graph (each row's last partial vector of 8
     /// copied from the row above) is checked on every run — the volume's whole plane on the

@@ -53,7 +53,8 @@ public struct WindowValue: Equatable, Sendable {
 
 /// The region machinery (docs/probe.md §7): which window of each tensor determines a window
 /// of an output (every op of docs/integer-ops.md is spatially local but the warp, whose
-/// volume is needed whole), and the graph
+/// volume is needed where the flows point: whole when planning, where the window's flow
+/// values reach when evaluating), and the graph
 /// evaluated on those windows alone, with exact borders — zero padding where a window
 /// meets the tensor's edge, real neighbours everywhere else — so its values equal the
 /// same elements of a whole-tensor run of the reference interpreter. Spot checks use it on
@@ -69,16 +70,36 @@ public enum RegionEngine {
     /// The same with every tensor's spatial extent given (`SpatialExtents`), so a picture
     /// whose whole graph exceeds 2^28 elements per tensor can still be planned in tiles.
     package static func requiredWindows(_ graph: IntegerGraph, extents: [Extent], output: Int, window: Window) -> [Window?] {
+        requiredWindows(graph, extents: extents, output: output, window: window, reach: nil)
+    }
+
+    /// `reach` nil: the static plan, every warp's volume whole. Otherwise the plan of a
+    /// window evaluation: warp node k's volume window is `reach[k]` (what its flows reach,
+    /// computed from flow values), and where that is not known yet, the volume is not needed.
+    static func requiredWindows(_ graph: IntegerGraph, extents: [Extent], output: Int, window: Window,
+                                reach: [Int: Reach]?) -> [Window?] {
         var need = [Window?](repeating: nil, count: graph.tensors.count)
         need[output] = window
-        for node in graph.nodes.reversed() {
+        for (k, node) in graph.nodes.enumerated().reversed() {
             guard let w = need[node.output] else { continue }
             for (operand, t) in node.inputs.enumerated() {
-                let inWindow = inputWindow(node.op, output: w, input: extents[t], operand: operand)
+                let inWindow: Window
+                if case .warp = node.op, operand == 0, let reach {
+                    guard let known = reach[k], known.output == w else { continue }
+                    inWindow = known.volume
+                } else {
+                    inWindow = inputWindow(node.op, output: w, input: extents[t], operand: operand)
+                }
                 need[t] = need[t].map { $0.union(inWindow) } ?? inWindow
             }
         }
         return need
+    }
+
+    /// The volume window a warp's flows reach, for the output window they were read at.
+    struct Reach {
+        var output: Window
+        var volume: Window
     }
 
     /// The window of an input of `op` that output window `w` depends on, clipped to the
@@ -128,9 +149,41 @@ public enum RegionEngine {
 
     /// `evaluate` for a graph already validated and inputs already checked against its
     /// contract (a spot check's windows: BackendHost.run did both once for the run).
+    ///
+    /// A warp's volume is evaluated only where the window's flows reach: the flow's window is
+    /// evaluated first (by the same engine, from the inputs), `warpReach` of its values gives
+    /// the volume's window, and the plan is made again with it — until every warp the output
+    /// depends on has a reach for the output window it is needed at (windows only grow, so
+    /// this ends). Nothing here reads a claim: the flows are the reference's own values.
     package static func evaluateChecked(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
                                 cache: WindowCache?) throws -> WindowValue {
-        let need = requiredWindows(graph, output: output, window: window)
+        let need = try evaluationPlan(graph, inputs: inputs, output: output, window: window, cache: cache)
+        return try evaluatePlanned(graph, inputs: inputs, output: output, need: need, cache: cache)
+    }
+
+    /// The windows `evaluateChecked` computes: `requiredWindows` with every warp's volume
+    /// window where its flows reach.
+    package static func evaluationPlan(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, window: Window,
+                                       cache: WindowCache?) throws -> [Window?] {
+        let extents = graph.tensors.map { Extent(height: $0.shape.height, width: $0.shape.width) }
+        var reach: [Int: Reach] = [:]
+        var need = requiredWindows(graph, extents: extents, output: output, window: window, reach: reach)
+        while true {
+            var changed = false
+            for (k, node) in graph.nodes.enumerated() {
+                guard case .warp(let p) = node.op, let w = need[node.output], reach[k]?.output != w else { continue }
+                let flow = try evaluateChecked(graph, inputs: inputs, output: node.inputs[1], window: w, cache: cache)
+                reach[k] = Reach(output: w, volume: ReferenceKernels.warpReach(
+                    flow: flow.crop(w), graph.tensors[node.inputs[0]].shape, p, rows: w.rows, cols: w.cols))
+                changed = true
+            }
+            if !changed { return need }
+            need = requiredWindows(graph, extents: extents, output: output, window: window, reach: reach)
+        }
+    }
+
+    static func evaluatePlanned(_ graph: IntegerGraph, inputs: [TensorValue], output: Int, need: [Window?],
+                                cache: WindowCache?) throws -> WindowValue {
         var values = [WindowValue?](repeating: nil, count: graph.tensors.count)
         for (k, t) in graph.inputs.enumerated() {
             guard let w = need[t] else { continue }

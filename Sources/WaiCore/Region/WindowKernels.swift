@@ -26,9 +26,10 @@ enum WindowKernels {
         case .concat:
             return value(ReferenceKernels.concat(xs.map { $0.crop(w) }))
         case .warp(let p):
-            // xs[0] is the whole volume (RegionEngine.inputWindow), xs[1] the window's flow.
-            return value(try ReferenceKernels.warp(xs[0].values, inputShapes[0], flow: xs[1].crop(w), p,
-                                                   rows: w.rows, cols: w.cols, site: site))
+            // xs[0] is the volume's window the flows reach (RegionEngine.evaluateChecked), xs[1]
+            // the window's flow.
+            return value(try ReferenceKernels.warp(xs[0].values, inputShapes[0], vWindow: xs[0].window, flow: xs[1].crop(w),
+                                                   p, rows: w.rows, cols: w.cols, site: site))
         case .depthToSpace(let r):
             let x = xs[0]
             let y = ReferenceKernels.depthToSpace(x.values, x.shape, block: r)
