@@ -242,12 +242,21 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
         cpuk_conv_destroy(c);
         return NULL;
     }
-    if (isa == CPUK_ISA_AMX && !c->amx) {
+    /* A few-output transposed conv the tiles did not take: phase channels on tiles
+     * (conv_phased.c) or x-phase pairs on VNNI (conv_xpair.c). With the input split into
+     * bytes the pairs measured faster for int_hyper's 128 -> 3 (docs/cpu-kernels.md §3);
+     * an int8 input keeps the one-pass tiles. */
+    const int split_x = d->in_lo < -128 || d->in_hi > 127;
+    if (!c->amx && split_x && cpuk_xpair_init(c, d, err, cap) != 0) {
+        cpuk_conv_destroy(c);
+        return NULL;
+    }
+    if (isa == CPUK_ISA_AMX && !c->amx && !c->xp) {
         const int rc = cpuk_phased_init(c, d, c->nthreads, err, cap);
         if (rc < 0) { cpuk_conv_destroy(c); return NULL; }
         if (rc == 0) { cpuk_free(c->ring); c->ring = NULL; }  /* the inner conv packs its own rows */
     }
-    if (!c->amx && !c->phased && cpuk_xpair_init(c, d, err, cap) != 0) {
+    if (!c->amx && !c->phased && !c->xp && cpuk_xpair_init(c, d, err, cap) != 0) {
         cpuk_conv_destroy(c);
         return NULL;
     }

@@ -121,10 +121,11 @@ void cpuk_xpair_row(const cpuk_conv *c, const int32_t *ring, int py, int m, int3
     a.phase_stride = (ptrdiff_t)c->nob * CPUK_OCB * c->ldo;
     /* As compute_row: a chunk of channel pairs of the window stays in L1 while every block
      * of output channels reads it; the partial sums wait in the row buffer. */
+    const int cpb = c->cpb;
     for (int k = 0; k < blocks; k += span) {
         const int nb = blocks - k < span ? blocks - k : span;
-        for (int cp0 = 0; cp0 < c->ncp; cp0 += c->cpb) {
-            a.ncp = c->ncp - cp0 < c->cpb ? c->ncp - cp0 : c->cpb;
+        for (int cp0 = 0; cp0 < c->ncp; cp0 += cpb) {
+            a.ncp = c->ncp - cp0 < cpb ? c->ncp - cp0 : cpb;
             a.accumulate = cp0 > 0;
             a.x = ring + (size_t)cp0 * c->wp + k * CPUK_BLK;
             for (int ob = 0; ob < c->nob; ob++) {
