@@ -22,7 +22,7 @@ void cpuk_xpair_free(cpuk_conv *c) {
     c->xp = NULL;
 }
 
-/* Measured per layer of int_hyper's g_s against the plain plan (docs/cpu-kernels.md §3):
+/* Measured per layer of int_hyper's g_s against the plain plan (docs/cpu-kernels.md §3.3):
  * it pays where the plain call is narrow or has few output channels; with 4 outputs and
  * 6 blocks per phase the plain call already has 24 accumulators. */
 static int pays(const cpuk_conv *c) {
