@@ -90,7 +90,7 @@ uint64_t cpuk_conv_macs(const cpuk_conv *c) { return c->macs; }
 const char *cpuk_conv_kernel_name(const cpuk_conv *c) {
     if (c->phased) return cpuk_phased_name(c);
     if (c->amx) return cpuk_amx_name(c->amx);
-    if (c->xp) return "vnni x-pairs";
+    if (c->xp) return c->isa == CPUK_ISA_AVX512 ? "vnni x-pairs" : "avx2 x-pairs";
     return c->isa == CPUK_ISA_AVX512 ? "vnni" : c->isa == CPUK_ISA_AVX2 ? "avx2" : "scalar";
 }
 

@@ -31,7 +31,9 @@ static int pays(const cpuk_conv *c) {
 }
 
 int cpuk_xpair_init(cpuk_conv *c, const cpuk_conv_desc *d, char *err, size_t cap) {
-    if (c->isa != CPUK_ISA_AVX512 || c->mode != CPUK_MODE_PAIR16 || !d->transposed) return 0;
+    /* AVX2's 16 registers hold the pairs' accumulators for up to 3 outputs only. */
+    const int avx2 = c->isa == CPUK_ISA_AVX2 && c->cout < CPUK_OCB;
+    if ((c->isa != CPUK_ISA_AVX512 && !avx2) || c->mode != CPUK_MODE_PAIR16 || !d->transposed) return 0;
     if (c->ax.nphases != 2 || c->ax.step != 2 || c->ax.nplanes != 1) return 0;
     const axis_phase *X0 = &c->ax.ph[0], *X1 = &c->ax.ph[1];
     if ((X0->count + CPUK_BLK - 1) / CPUK_BLK != (X1->count + CPUK_BLK - 1) / CPUK_BLK) return 0;
@@ -133,7 +135,8 @@ void cpuk_xpair_row(const cpuk_conv *c, const int32_t *ring, int py, int m, int3
                 a.w = P->w + (size_t)ob * CPUK_OCB * c->ncp * P->entries + (size_t)cp0 * P->entries * ocb;
                 a.bias = c->bias + ob * CPUK_OCB;
                 a.out = rowbuf + (size_t)ob * CPUK_OCB * c->ldo + k * CPUK_BLK;
-                cpuk_mkx_avx512(ocb, nb, &a);
+                if (c->isa == CPUK_ISA_AVX512) cpuk_mkx_avx512(ocb, nb, &a);
+                else cpuk_mkx_avx2(ocb, nb, &a);
             }
         }
     }

@@ -113,6 +113,7 @@ typedef struct cpuk_mkx_args {
 static const int cpuk_mkx_nb_for_ocb[CPUK_OCB + 1] = { 0, 8, 6, 4, 3 };
 void cpuk_mkx_scalar(int ocb, int nb, const cpuk_mkx_args *a);
 void cpuk_mkx_avx512(int ocb, int nb, const cpuk_mkx_args *a);
+void cpuk_mkx_avx2(int ocb, int nb, const cpuk_mkx_args *a);
 void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a);
 void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a);
 
