@@ -243,7 +243,7 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
         return NULL;
     }
     /* A few-output transposed conv the tiles did not take: phase channels on tiles
-     * (conv_phased.c) or x-phase pairs on VNNI (conv_xpair.c). With the input split into
+     * (conv_phased.c) or x-phase pairs on the vector path (conv_xpair.c). With the input split into
      * bytes the pairs measured faster for int_hyper's 128 -> 3 (docs/cpu-kernels.md §2.7, §3.3);
      * an int8 input keeps the one-pass tiles. */
     const int split_x = d->in_lo < -128 || d->in_hi > 127;
