@@ -126,6 +126,12 @@ final class VideoIntMotionTests: XCTestCase {
         XCTAssertThrowsError(try VideoIntMotionPFrame.parse(Array(payload.frame(1).prefix(20)), frame: 1, at: at)) {
             if case .truncated = $0 as? E {} else { XCTFail("\($0)") }
         }
+        // A header claiming 65535×65535: refused from the size alone, before anything is allocated (§3).
+        var huge = bytes
+        huge.replaceSubrange(8..<12, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        XCTAssertThrowsError(try S.decode(try VideoIntMotionCodec.open(huge), runner: HostGraphRunner.reference())) {
+            if case .tooLarge(65535, 65535, _) = $0 as? E {} else { XCTFail("\($0)") }
+        }
         // A count that is not the frame size's: refused before any stream is decoded.
         var mangled = bytes
         mangled[at] &+= 1

@@ -90,12 +90,14 @@ uint64_t cpuk_conv_macs(const cpuk_conv *c) { return c->macs; }
 const char *cpuk_conv_kernel_name(const cpuk_conv *c) {
     if (c->phased) return cpuk_phased_name(c);
     if (c->amx) return cpuk_amx_name(c->amx);
+    if (c->xp) return c->isa == CPUK_ISA_AVX512 ? "vnni x-pairs" : "avx2 x-pairs";
     return c->isa == CPUK_ISA_AVX512 ? "vnni" : c->isa == CPUK_ISA_AVX2 ? "avx2" : "scalar";
 }
 
 void cpuk_conv_destroy(cpuk_conv *c) {
     if (!c) return;
     cpuk_amx_conv_free(c->amx);
+    cpuk_xpair_free(c);
     cpuk_conv_destroy(c->phased);
     cpuk_free(c->phased_out);
     cpuk_free(c->fused_rows);
@@ -108,13 +110,6 @@ void cpuk_conv_destroy(cpuk_conv *c) {
     free(c->row_phase);
     free(c->row_m);
     free(c);
-}
-
-static int16_t weight_at(const cpuk_conv_desc *d, int c, int o, int ky, int kx) {
-    size_t i = d->transposed
-        ? (((size_t)c * d->cout + o) * d->kh + ky) * d->kw + kx
-        : (((size_t)o * d->cin + c) * d->kh + ky) * d->kw + kx;
-    return d->weights[i];
 }
 
 cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads, char *err, size_t cap) {
@@ -205,11 +200,11 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
                                 int o = ob * CPUK_OCB + oi, ky = Y->taps[ty].k, kx = X->taps[tx].k;
                                 if (c->mode == CPUK_MODE_PAIR16) {
                                     int c0 = 2 * cp, c1 = 2 * cp + 1;
-                                    int32_t w0 = weight_at(d, c0, o, ky, kx);
-                                    int32_t w1 = c1 < d->cin ? weight_at(d, c1, o, ky, kx) : 0;
+                                    int32_t w0 = cpuk_conv_weight(d, c0, o, ky, kx);
+                                    int32_t w1 = c1 < d->cin ? cpuk_conv_weight(d, c1, o, ky, kx) : 0;
                                     *w++ = cpuk_pair(w0, w1);
                                 } else {
-                                    *w++ = weight_at(d, cp, o, ky, kx);
+                                    *w++ = cpuk_conv_weight(d, cp, o, ky, kx);
                                 }
                             }
             }
@@ -247,10 +242,23 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
         cpuk_conv_destroy(c);
         return NULL;
     }
-    if (isa == CPUK_ISA_AMX && !c->amx) {
+    /* A few-output transposed conv the tiles did not take: phase channels on tiles
+     * (conv_phased.c) or x-phase pairs on the vector path (conv_xpair.c). With the input split into
+     * bytes the pairs measured faster for int_hyper's 128 -> 3 (docs/cpu-kernels.md §2.7, §3.3);
+     * an int8 input keeps the one-pass tiles. */
+    const int split_x = d->in_lo < -128 || d->in_hi > 127;
+    if (!c->amx && split_x && cpuk_xpair_init(c, d, err, cap) != 0) {
+        cpuk_conv_destroy(c);
+        return NULL;
+    }
+    if (isa == CPUK_ISA_AMX && !c->amx && !c->xp) {
         const int rc = cpuk_phased_init(c, d, c->nthreads, err, cap);
         if (rc < 0) { cpuk_conv_destroy(c); return NULL; }
         if (rc == 0) { cpuk_free(c->ring); c->ring = NULL; }  /* the inner conv packs its own rows */
+    }
+    if (!c->amx && !c->phased && !c->xp && cpuk_xpair_init(c, d, err, cap) != 0) {
+        cpuk_conv_destroy(c);
+        return NULL;
     }
     return c;
 }
@@ -298,10 +306,19 @@ static void pack_row(const cpuk_conv *c, int32_t *ring, int r) {
                 continue;
             }
             const size_t src0 = (size_t)a * c->w + ex;
+            /* The next row of this plane: its channels' rows lie hw apart, so a row is
+             * dozens of short streams the hardware prefetchers do not follow; fetching it
+             * into L2 while this one is packed hides the memory latency. */
+            const int next = b + 1 < c->ay.plane_len[ey] && xs == 1;
             if (c->mode == CPUK_MODE_PAIR16) {
                 const int16_t *in = c->run_in;
                 for (int cp = 0; cp < c->ncp; cp++, dst += c->wp) {
                     const int16_t *r0 = in + (size_t)(2 * cp) * hw + src0;
+                    if (next)
+                        for (int j = 0; j < len; j += 32) {
+                            __builtin_prefetch(r0 + (size_t)c->ay.plane_step * c->w + j, 0, 2);
+                            if (2 * cp + 1 < c->cin) __builtin_prefetch(r0 + hw + (size_t)c->ay.plane_step * c->w + j, 0, 2);
+                        }
                     if (2 * cp + 1 < c->cin && xs == 1) {
                         pair_row_isa(c->isa, dst, r0, r0 + hw, len);
                     } else if (2 * cp + 1 < c->cin) {
@@ -341,6 +358,7 @@ static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i)
      * chunks. Summing the chunks in this order is exact: the certificate bounds every
      * partial sum (docs/integer-ops.md §5, conv rule). */
     for (int px = 0; px < nphx; px++) {
+        if (c->xp && c->xp[py].ntaps) { cpuk_xpair_row(c, ring, py, m, rowbuf); break; }
         const phase2 *P = &c->ph[py * nphx + px];
         const int blocks = (c->ax.ph[px].count + CPUK_BLK - 1) / CPUK_BLK;
         const int ncp = P->ntaps ? c->ncp : 0;

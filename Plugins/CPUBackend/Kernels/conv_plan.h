@@ -26,6 +26,18 @@ typedef struct phase2 {
     int32_t *w;                /* [ob][cp][tap][oc in block] */
 } phase2;
 
+/* Both x-phases of a stride-2 transposed conv in one microkernel call (conv_xpair.c):
+ * phase 0's output n and phase 1's output n read the input at n + d for their taps' d, so a
+ * tap offset both phases have is loaded once for both. Per y-phase, the union of the
+ * (y-tap, x-offset) pairs, those of both phases first, then phase 0's only, then phase 1's. */
+#define XPAIR_MAX_TAPS (MAX_TAPS * 2 * MAX_TAPS)
+typedef struct xpair_phase {
+    int ntaps, n_both, n_first;
+    int tap_plane[XPAIR_MAX_TAPS], tap_dy[XPAIR_MAX_TAPS], tap_dx[XPAIR_MAX_TAPS];
+    int entries;               /* weight words per output channel and channel pair */
+    int32_t *w;                /* [ob][cp][tap][phase of the tap][oc in block] */
+} xpair_phase;
+
 /* The padded input rows a y-phase reads, relative to its row m: m + lo … m + hi. */
 typedef struct row_window { int any, lo, hi; } row_window;
 
@@ -63,7 +75,24 @@ struct cpuk_conv {
     void *phased_out;          /* the stride-1 conv's output, cout*s*s x ho/s x wo/s */
     int phased_s;
     int16_t *fused_rows;       /* vector path, per thread [cout][wo]: a fused run's output row */
+    xpair_phase *xp;           /* set: [y-phase], both x-phases per call (AVX-512, int16 pairs) */
 };
+
+/* A weight of the op's descriptor by (input channel, output channel, tap). */
+CPUK_INLINE int16_t cpuk_conv_weight(const cpuk_conv_desc *d, int c, int o, int ky, int kx) {
+    size_t i = d->transposed
+        ? (((size_t)c * d->cout + o) * d->kh + ky) * d->kw + kx
+        : (((size_t)o * d->cin + c) * d->kh + ky) * d->kw + kx;
+    return d->weights[i];
+}
+
+/* x-phase pairs: sets c->xp where they apply (0, also when they do not), -1 with a message
+ * when out of memory. Called from cpuk_conv_create once the plain plan is set. */
+int cpuk_xpair_init(cpuk_conv *c, const cpuk_conv_desc *d, char *err, size_t cap);
+void cpuk_xpair_free(cpuk_conv *c);
+/* The sums of output row (y-phase py, row m) of both x-phases into the row buffer, laid
+ * out as compute_row's ([x-phase][output channel][ldo]). */
+void cpuk_xpair_row(const cpuk_conv *c, const int32_t *ring, int py, int m, int32_t *rowbuf);
 
 /* Below this many output channels most of each 16-row tile would be zero rows. */
 #define AMX_MIN_COUT 8

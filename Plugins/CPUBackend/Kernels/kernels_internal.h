@@ -93,6 +93,27 @@ typedef struct cpuk_mk_args {
 } cpuk_mk_args;
 
 void cpuk_mk_scalar(int mode, int ocb, int nb, const cpuk_mk_args *a);
+
+/* ---- x-phase pair microkernel (int16 pairs): OCB output channels x 2 x-phases x NB blocks.
+ * Taps [0, n_both) feed both phases (weights per tap: phase 0's OCB, then phase 1's),
+ * [n_both, n_both + n_first) phase 0 only, the next n_second phase 1 only (OCB each).
+ * Phase p's sums go to out + p * phase_stride (rows ldo apart), as cpuk_mk_args's out. */
+typedef struct cpuk_mkx_args {
+    const int32_t *x;
+    const ptrdiff_t *tap_off;
+    int n_both, n_first, n_second, ncp;
+    ptrdiff_t cp_stride;
+    const int32_t *w;
+    const int32_t *bias;
+    int32_t *out;
+    ptrdiff_t ldo, phase_stride;
+    int accumulate;
+} cpuk_mkx_args;
+/* Blocks per call: 2 * OCB * NB accumulators, NB inputs and a weight in 32 registers. */
+static const int cpuk_mkx_nb_for_ocb[CPUK_OCB + 1] = { 0, 8, 6, 4, 3 };
+void cpuk_mkx_scalar(int ocb, int nb, const cpuk_mkx_args *a);
+void cpuk_mkx_avx512(int ocb, int nb, const cpuk_mkx_args *a);
+void cpuk_mkx_avx2(int ocb, int nb, const cpuk_mkx_args *a);
 void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a);
 void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a);
 

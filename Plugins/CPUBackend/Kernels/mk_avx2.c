@@ -60,6 +60,70 @@ void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a) {
     for (int k = 0; k < nb; k++) f(a, a->out + CPUK_BLK * k, a->x + CPUK_BLK * k);
 }
 
+/* x-phase pairs (conv_xpair.c), one block of 16: OCB x 2 phases x 2 vectors of 8 = up to
+ * 12 accumulators, the two inputs, a weight and the product in the 16 registers, so only
+ * OCB <= 3 (a shared tap's loads then feed twice the accumulators of the plain kernel). */
+I256 void mkx_body(const cpuk_mkx_args *a, int32_t *out, const int32_t *x, const int OCB) {
+    __m256i acc[2][3][2];
+    for (int p = 0; p < 2; p++)
+        for (int oi = 0; oi < OCB; oi++) {
+            const __m256i b = _mm256_set1_epi32(a->bias[oi]);
+            const int32_t *o = out + p * a->phase_stride + oi * a->ldo;
+            acc[p][oi][0] = a->accumulate ? _mm256_loadu_si256((const __m256i *)o) : b;
+            acc[p][oi][1] = a->accumulate ? _mm256_loadu_si256((const __m256i *)(o + 8)) : b;
+        }
+    const int32_t *w = a->w;
+    const ptrdiff_t *off = a->tap_off;
+    const int t1 = a->n_both, t2 = t1 + a->n_first, t3 = t2 + a->n_second;
+    const int32_t *xc = x;
+    for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
+        int t = 0;
+        for (; t < t1; t++, w += 2 * OCB) {
+            const __m256i x0 = _mm256_loadu_si256((const __m256i *)(xc + off[t]));
+            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xc + off[t] + 8));
+            for (int p = 0; p < 2; p++)
+                for (int oi = 0; oi < OCB; oi++) {
+                    const __m256i wv = _mm256_set1_epi32(w[p * OCB + oi]);
+                    acc[p][oi][0] = _mm256_add_epi32(acc[p][oi][0], _mm256_madd_epi16(x0, wv));
+                    acc[p][oi][1] = _mm256_add_epi32(acc[p][oi][1], _mm256_madd_epi16(x1, wv));
+                }
+        }
+        for (; t < t3; t++, w += OCB) {
+            const int p = t < t2 ? 0 : 1;
+            const __m256i x0 = _mm256_loadu_si256((const __m256i *)(xc + off[t]));
+            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xc + off[t] + 8));
+            for (int oi = 0; oi < OCB; oi++) {
+                const __m256i wv = _mm256_set1_epi32(w[oi]);
+                if (p == 0) {
+                    acc[0][oi][0] = _mm256_add_epi32(acc[0][oi][0], _mm256_madd_epi16(x0, wv));
+                    acc[0][oi][1] = _mm256_add_epi32(acc[0][oi][1], _mm256_madd_epi16(x1, wv));
+                } else {
+                    acc[1][oi][0] = _mm256_add_epi32(acc[1][oi][0], _mm256_madd_epi16(x0, wv));
+                    acc[1][oi][1] = _mm256_add_epi32(acc[1][oi][1], _mm256_madd_epi16(x1, wv));
+                }
+            }
+        }
+    }
+    for (int p = 0; p < 2; p++)
+        for (int oi = 0; oi < OCB; oi++) {
+            int32_t *o = out + p * a->phase_stride + oi * a->ldo;
+            _mm256_storeu_si256((__m256i *)o, acc[p][oi][0]);
+            _mm256_storeu_si256((__m256i *)(o + 8), acc[p][oi][1]);
+        }
+}
+
+#define MKX(OCB) static T256 void mkx_##OCB(const cpuk_mkx_args *a, int32_t *out, const int32_t *x) { mkx_body(a, out, x, OCB); }
+MKX(1) MKX(2) MKX(3)
+
+typedef void (*mkx_fn)(const cpuk_mkx_args *, int32_t *, const int32_t *);
+static const mkx_fn xtable[3] = { mkx_1, mkx_2, mkx_3 };
+
+/* ocb <= 3 (the caller's contract: conv_xpair.c takes AVX2 only below 4 outputs). */
+void cpuk_mkx_avx2(int ocb, int nb, const cpuk_mkx_args *a) {
+    const mkx_fn f = xtable[ocb - 1];
+    for (int k = 0; k < nb; k++) f(a, a->out + CPUK_BLK * k, a->x + CPUK_BLK * k);
+}
+
 /* ---- epilogues (the AVX-512 file's, in 8 lanes; tails go through the portable code) ---- */
 
 I256 __m256i post8(__m256i v, int kind, const cpuk_post_ch *p) {
@@ -183,6 +247,7 @@ T256 uint64_t cpuk_peak_avx2(uint64_t iters) {
 
 #else
 void cpuk_mk_avx2(int mode, int ocb, int nb, const cpuk_mk_args *a) { cpuk_mk_scalar(mode, ocb, nb, a); }
+void cpuk_mkx_avx2(int ocb, int nb, const cpuk_mkx_args *a) { cpuk_mkx_scalar(ocb, nb, a); }
 void cpuk_epi_conv_avx2(const cpuk_epi_row *e) { cpuk_epi_conv_generic(e); }
 void cpuk_epi_igdn_avx2(const cpuk_epi_igdn *e) { cpuk_epi_igdn_generic(e); }
 uint64_t cpuk_peak_avx2(uint64_t iters) { return cpuk_peak_scalar(iters); }

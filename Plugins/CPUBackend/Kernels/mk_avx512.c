@@ -62,6 +62,76 @@ void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a) {
     table[mode][ocb - 1][nb - 1](a);
 }
 
+/* Both x-phases per call (conv_xpair.c): a shared tap's NB loads feed 2 * OCB * NB
+ * accumulators. The three tap groups are separate loops so that every accumulator index is
+ * a constant and all of them stay in registers. */
+I512 void mkx_body(const cpuk_mkx_args *a, const int OCB, const int NB) {
+    __m512i acc[2][CPUK_OCB][CPUK_MAX_NB];
+    for (int p = 0; p < 2; p++)
+        for (int oi = 0; oi < OCB; oi++) {
+            const __m512i b = _mm512_set1_epi32(a->bias[oi]);
+            const int32_t *o = a->out + p * a->phase_stride + oi * a->ldo;
+            for (int k = 0; k < NB; k++)
+                acc[p][oi][k] = a->accumulate ? _mm512_loadu_si512((const void *)(o + CPUK_BLK * k)) : b;
+        }
+    const int32_t *w = a->w;
+    const ptrdiff_t *off = a->tap_off;
+    const int t1 = a->n_both, t2 = t1 + a->n_first, t3 = t2 + a->n_second;
+    const int32_t *xc = a->x;
+    for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
+        int t = 0;
+        for (; t < t1; t++, w += 2 * OCB) {
+            __m512i xv[CPUK_MAX_NB];
+            for (int k = 0; k < NB; k++) xv[k] = _mm512_loadu_si512((const void *)(xc + off[t] + CPUK_BLK * k));
+            for (int p = 0; p < 2; p++)
+                for (int oi = 0; oi < OCB; oi++) {
+                    const __m512i wv = _mm512_set1_epi32(w[p * OCB + oi]);
+                    for (int k = 0; k < NB; k++) acc[p][oi][k] = _mm512_dpwssd_epi32(acc[p][oi][k], xv[k], wv);
+                }
+        }
+        for (; t < t2; t++, w += OCB) {
+            __m512i xv[CPUK_MAX_NB];
+            for (int k = 0; k < NB; k++) xv[k] = _mm512_loadu_si512((const void *)(xc + off[t] + CPUK_BLK * k));
+            for (int oi = 0; oi < OCB; oi++) {
+                const __m512i wv = _mm512_set1_epi32(w[oi]);
+                for (int k = 0; k < NB; k++) acc[0][oi][k] = _mm512_dpwssd_epi32(acc[0][oi][k], xv[k], wv);
+            }
+        }
+        for (; t < t3; t++, w += OCB) {
+            __m512i xv[CPUK_MAX_NB];
+            for (int k = 0; k < NB; k++) xv[k] = _mm512_loadu_si512((const void *)(xc + off[t] + CPUK_BLK * k));
+            for (int oi = 0; oi < OCB; oi++) {
+                const __m512i wv = _mm512_set1_epi32(w[oi]);
+                for (int k = 0; k < NB; k++) acc[1][oi][k] = _mm512_dpwssd_epi32(acc[1][oi][k], xv[k], wv);
+            }
+        }
+    }
+    for (int p = 0; p < 2; p++)
+        for (int oi = 0; oi < OCB; oi++) {
+            int32_t *o = a->out + p * a->phase_stride + oi * a->ldo;
+            for (int k = 0; k < NB; k++) _mm512_storeu_si512((void *)(o + CPUK_BLK * k), acc[p][oi][k]);
+        }
+}
+
+#define MKX(OCB, NB) static T512 void mkx_##OCB##_##NB(const cpuk_mkx_args *a) { mkx_body(a, OCB, NB); }
+MKX(1, 1) MKX(1, 2) MKX(1, 3) MKX(1, 4) MKX(1, 5) MKX(1, 6) MKX(1, 7) MKX(1, 8)
+MKX(2, 1) MKX(2, 2) MKX(2, 3) MKX(2, 4) MKX(2, 5) MKX(2, 6)
+MKX(3, 1) MKX(3, 2) MKX(3, 3) MKX(3, 4)
+MKX(4, 1) MKX(4, 2) MKX(4, 3)
+
+typedef void (*mkx_fn)(const cpuk_mkx_args *);
+static const mkx_fn xtable[CPUK_OCB][CPUK_MAX_NB] = {
+    { mkx_1_1, mkx_1_2, mkx_1_3, mkx_1_4, mkx_1_5, mkx_1_6, mkx_1_7, mkx_1_8 },
+    { mkx_2_1, mkx_2_2, mkx_2_3, mkx_2_4, mkx_2_5, mkx_2_6, NULL, NULL },
+    { mkx_3_1, mkx_3_2, mkx_3_3, mkx_3_4, NULL, NULL, NULL, NULL },
+    { mkx_4_1, mkx_4_2, mkx_4_3, NULL, NULL, NULL, NULL, NULL },
+};
+
+/* nb <= cpuk_mkx_nb_for_ocb[ocb] (the caller's contract). */
+void cpuk_mkx_avx512(int ocb, int nb, const cpuk_mkx_args *a) {
+    xtable[ocb - 1][nb - 1](a);
+}
+
 /* ---- epilogues ---- */
 
 /* Applies the post-op to 16 lanes; multiplier/rounding/shift per channel (one channel per
@@ -181,6 +251,7 @@ T512 uint64_t cpuk_peak_avx512(uint64_t iters) {
 
 #else
 void cpuk_mk_avx512(int mode, int ocb, int nb, const cpuk_mk_args *a) { cpuk_mk_scalar(mode, ocb, nb, a); }
+void cpuk_mkx_avx512(int ocb, int nb, const cpuk_mkx_args *a) { cpuk_mkx_scalar(ocb, nb, a); }
 void cpuk_epi_conv_avx512(const cpuk_epi_row *e) { cpuk_epi_conv_generic(e); }
 void cpuk_epi_igdn_avx512(const cpuk_epi_igdn *e) { cpuk_epi_igdn_generic(e); }
 uint64_t cpuk_peak_avx512(uint64_t iters) { return cpuk_peak_scalar(iters); }

@@ -4,14 +4,16 @@ import WaiHost
 enum MakeModelCommand: Command {
     static let spec = CommandSpec(
         name: "make-model",
-        summary: "generate a seeded wai.neural.int_hyper model set (same seed, same bytes)",
+        summary: "generate a seeded int_hyper or int_motion model set (same seed, same bytes)",
         description: """
             Writes a wai.neural.int_hyper model set into DIR (created if missing): manifest.json, \
             entropy.json, h_s.whm, g_s.whm and the analysis side g_a.whm, h_a.whm. N is the channel count of \
             z and of the synthesis, M that of y (each 4…512). The weights come from a seeded generator and the \
             gains are calibrated on a synthetic picture, so the same seed, N and M always give the same bytes. \
             It is not a trained codec: decoded pictures are soft versions of the input \
-            (docs/capabilities/int_hyper.md §7).
+            (docs/capabilities/int_hyper.md §7). With --capability wai.video.int_motion it writes a motion \
+            model set instead: both sub-codecs with N and M, p_synth and the encoder's graphs \
+            (docs/capabilities/video_int_motion.md §8).
             """,
         options: [
             .value("seed", "S", help: "generator seed (an unsigned 64-bit integer)", required: true),
