@@ -1,9 +1,9 @@
 /// Inverse GDN on the convolutions' design (docs/gpu-kernels.md §8), planned once for both
 /// GPU backends: `n = beta + gamma · sq` is a 1×1 convolution of the squares, dispatched per
 /// weight window of 8-channel groups over tiles of 512 positions × 8 channels, 64
-/// invocations per work group, each 8 positions (64 apart) × 8 channels.
+/// invocations per work group, each 8 adjacent positions × 8 channels.
 package struct GDNTiling {
-    /// §8: a tile is 512 positions of the plane; an invocation's positions are 64 apart.
+    /// §8: a tile is 512 positions of the plane, 8 adjacent ones per invocation.
     package static let tilePositions = 512, workGroup = ConvPhases.workGroup
     /// One output channel's gamma row per 8-channel group and input channel: 8 int32.
     package static let groupRowBytes = 32

@@ -46,7 +46,7 @@ inline uint isqrt_u(uint n) {
 // S4.9 (docs/gpu-kernels.md S8) sq[k] = (x[k]*x[k]) >> q; n[c] = beta[c] + sum_k gamma[c][k]*sq[k];
 // y[c] = rnd(x[c]*isqrt(n[c]), s). n is a 1x1 convolution of the squares on the convolutions'
 // design: one dispatch per weight window of 8-channel groups, a work group of 64 items a tile
-// of 512 positions x 8 channels, item l the positions tile*512 + l + 64e (e < 8) and all 8
+// of 512 positions x 8 channels, item l the 8 positions from tile*512 + 8l and all 8
 // channels (n0..n7: one int8 of channels per position), so each gamma load serves 8 positions
 // and each square 8 channels. GDN (the channel count) is a constant: the loop's trip count.
 // |x| <= 46340, so x*x >= 0 fits int32 and its shift is exact; every partial sum of n fits
@@ -62,10 +62,10 @@ void inverse_gdn_tiled(__global const XT *x, __global YT *y, WSPACE const int8 *
     int tiles = (plane + 511) / 512;
     int gl = (int)wg / tiles, tile = (int)wg - gl * tiles;
     int g = g0 + gl;
-    int pos0 = tile * 512 + (int)get_local_id(0), last = plane - 1;
-    uint idx0 = (uint)min(pos0, last), idx1 = (uint)min(pos0 + 64, last), idx2 = (uint)min(pos0 + 128, last);
-    uint idx3 = (uint)min(pos0 + 192, last), idx4 = (uint)min(pos0 + 256, last), idx5 = (uint)min(pos0 + 320, last);
-    uint idx6 = (uint)min(pos0 + 384, last), idx7 = (uint)min(pos0 + 448, last);
+    int pos0 = tile * 512 + 8 * (int)get_local_id(0), last = plane - 1;
+    uint idx0 = (uint)min(pos0, last), idx1 = (uint)min(pos0 + 1, last), idx2 = (uint)min(pos0 + 2, last);
+    uint idx3 = (uint)min(pos0 + 3, last), idx4 = (uint)min(pos0 + 4, last), idx5 = (uint)min(pos0 + 5, last);
+    uint idx6 = (uint)min(pos0 + 6, last), idx7 = (uint)min(pos0 + 7, last);
     int8 n0 = vload8(g, beta), n1 = n0, n2 = n0, n3 = n0, n4 = n0, n5 = n0, n6 = n0, n7 = n0;
     for (int k = 0; k < GDN; k++) {
         __global const XT *xk = x + (uint)k * (uint)plane;
@@ -78,8 +78,8 @@ void inverse_gdn_tiled(__global const XT *x, __global YT *y, WSPACE const int8 *
     vstore8(n4, 4, lanes); vstore8(n5, 5, lanes); vstore8(n6, 6, lanes); vstore8(n7, 7, lanes);
     for (int l = 0; l < 8 && g * 8 + l < GDN; l++) {
         uint row = (uint)(g * 8 + l) * (uint)plane;
-        for (int e = 0; e < 8 && pos0 + 64 * e < plane; e++) {
-            uint at = row + (uint)(pos0 + 64 * e);
+        for (int e = 0; e < 8 && pos0 + e < plane; e++) {
+            uint at = row + (uint)(pos0 + e);
             y[at] = (YT)rnd((int)x[at] * (int)isqrt_u((uint)lanes[e * 8 + l]), s);
         }
     }

@@ -71,11 +71,9 @@ int inputAt(int planeRow, bool rowIn, int c, int w) {
     ivec4 yv = ivec4(xw[TAPCOLUMN(b) + 4 * CS], xw[TAPCOLUMN(b) + 5 * CS], xw[TAPCOLUMN(b) + 6 * CS], xw[TAPCOLUMN(b) + 7 * CS]); \
     ACCUMULATE(pk, xv, yv) }
 #if X == 16
-// §3: narrow inputs read as the int32 words holding two of them (the same buffer: element 2k
-// in the low, 2k + 1 in the high half, the devices' little-endian memory), half the loads
-// of the window; which half starts the window is the same for all invocations of a row
-// (columns 8 apart), a select between two constant-index unpackings.
-layout(std430, set = 0, binding = 0) readonly buffer XWords { int xwords[]; };
+// §3: narrow inputs read as the int32 words holding two of them (common.glsl), half the
+// loads of the window; which half starts the window is the same for all invocations of a
+// row (columns 8 apart), a select between two constant-index unpackings.
 #define LOADWD(k) if ((k) <= win / 2) { int wv_ = xwords[clamp(w0 + (k), 0, lastWord)]; \
     lo[k] = (wv_ << 16) >> 16; hi[k] = wv_ >> 16; }
 #define HALF(j) (((j) & 1) == 0 ? lo[(j) >> 1] : hi[(j) >> 1])
