@@ -53,6 +53,12 @@ package struct ConvPhases {
     /// larger than the limit is a window of its own that does not fit (`fits` false: read
     /// through the storage / global view).
     package func windows(groupBytes: Int, limit: Int) -> [(first: Int, count: Int, fits: Bool)] {
+        Self.windows(groups: groups, groupBytes: groupBytes, limit: limit)
+    }
+
+    /// `groups` groups of `groupBytes` each split into windows of at most `limit` bytes
+    /// (the convolutions' phases, and inverse GDN's `GDNTiling`).
+    package static func windows(groups: Int, groupBytes: Int, limit: Int) -> [(first: Int, count: Int, fits: Bool)] {
         let perWindow = groupBytes == 0 ? groups : max(1, min(groups, limit / groupBytes))
         var result: [(first: Int, count: Int, fits: Bool)] = []
         var g0 = 0

@@ -45,6 +45,31 @@ enum BackendCases {
         }
     }
 
+    /// docs/gpu-kernels.md §8: inverse GDN over more than one weight window: 136 channels
+    /// (17 groups of 4352 bytes of gamma: two 64 KiB windows; over a 4 KiB cap, each group
+    /// its own window read from global memory) on 549 positions (two tiles, the second
+    /// partial).
+    static func inverseGDNWindows() throws -> Labelled {
+        try inverseGDNCase(seed: 0x6D45, channels: 136, h: 9, w: 61)
+    }
+
+    /// 2050 channels: one group's gamma (65600 bytes) larger than any 64 KiB uniform window.
+    static func inverseGDNLargeGroup() throws -> Labelled {
+        try inverseGDNCase(seed: 0x6D46, channels: 2050, h: 1, w: 2)
+    }
+
+    private static func inverseGDNCase(seed: UInt64, channels c: Int, h: Int, w: Int) throws -> Labelled {
+        var rng = SplitMix64(seed: seed)
+        let gamma = (0..<(c * c)).map { _ in Int32(rng.int(0...3)) }
+        let beta = (0..<c).map { _ in Int32(rng.int(0...(1 << 20))) }
+        var b = GraphBuilder()
+        let x = b.input("x", Shape(c, h, w), storage: .narrow, interval: Interval(lo: -300, hi: 300))
+        let y = try b.inverseGDN(x, InverseGDNParams(beta: beta, gamma: gamma, squareShift: 4, outShift: 8))
+        let input = GraphCases.values(&rng, count: c * h * w, Interval(lo: -300, hi: 300))
+        return Labelled(label: "inverse_gdn \(c)×\(h)×\(w) over windows", graph: try b.build(outputs: [y]),
+                        inputs: [TensorValue(shape: Shape(c, h, w), values: input)])
+    }
+
     /// A standalone requantize on wide storage at every shift count, fed negative values and
     /// ties in both directions (docs/integer-ops.md §3).
     static func requantizeShifts() throws -> [Labelled] {

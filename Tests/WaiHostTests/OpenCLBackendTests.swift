@@ -186,6 +186,17 @@ final class OpenCLBackendTests: XCTestCase {
         try BackendCases.assertExact(BackendCases.tiledConvolutionEdges(), on: targets)
     }
 
+    /// docs/gpu-kernels.md §8: inverse GDN's gamma in one __constant window, and with the cap
+    /// at 4 KiB each 4352-byte group in a window of its own read through __global.
+    func testInverseGDNOverWindows() throws {
+        try BackendCases.assertExact([BackendCases.inverseGDNWindows()], on: targets())
+        setenv("WAI_OPENCL_CONSTANT_BYTES", "4096", 1)
+        defer { unsetenv("WAI_OPENCL_CONSTANT_BYTES") }
+        let plugin = try load()
+        let capped = try plugin.units().map { ("\($0.device) [4 KiB constant]", plugin, $0.index) }
+        try BackendCases.assertExact([BackendCases.inverseGDNWindows()], on: capped)
+    }
+
     /// A constant cap that is not a byte count refuses to open, naming the variable.
     func testABadConstantCapIsRefusedAtOpen() throws {
         let path = try Self.pluginPath()

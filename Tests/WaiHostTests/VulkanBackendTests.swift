@@ -130,6 +130,11 @@ final class VulkanBackendTests: XCTestCase {
         try BackendCases.assertExact(BackendCases.inverseGDN(), on: targets())
     }
 
+    /// Gamma over two uniform windows, and a group read through the storage view (§8).
+    func testInverseGDNOverWindows() throws {
+        try BackendCases.assertExact([BackendCases.inverseGDNWindows(), BackendCases.inverseGDNLargeGroup()], on: targets())
+    }
+
     /// isqrt at the top of int32 (n up to 2^31 − 1, where a float estimate is off and
     /// (r + 1)² is near 2^32) and at perfect squares ± 1.
     func testInverseGDNSquareRootEdges() throws {

@@ -1,4 +1,4 @@
-/// The OpenCL C of the convolutions (docs/gpu-kernels.md §2, §5): the design of the Vulkan
+/// The OpenCL C of the convolutions and inverse GDN (docs/gpu-kernels.md §2, §5, §8): the design of the Vulkan
 /// backend's conv_tiled.glsl, one program per set of compile-time constants, passed as `-D`
 /// build options (OpenCL's specialization constants) and part of the program cache's key:
 ///
@@ -9,6 +9,8 @@
 /// - `XT`, `YT`: short or int, the storage of x and y (docs/integer-ops.md §2);
 /// - `WSPACE`: `__constant` where the window's weights fit the device's
 ///   CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, else `__global`.
+/// - `GDN`: the channel count of an inverse GDN (§8); the program then holds
+///   `inverse_gdn_tiled` instead of `conv_tiled`.
 ///
 /// What the arithmetic relies on: int is 32-bit two's complement; every product and partial
 /// sum is inside int32 by the certificate (§5 of docs/integer-ops.md); `>>` only of
@@ -17,15 +19,72 @@
 /// exact; a store as short only of values inside the tensor's certified interval.
 enum ConvKernelSource {
     static let kernel = "conv_tiled"
+    /// Inverse GDN on the same design (docs/gpu-kernels.md §8), built with `-D GDN=channels`.
+    static let gdnKernel = "inverse_gdn_tiled"
 
     static let text = #"""
-// waihost OpenCL convolution, version 2 (docs/gpu-kernels.md S2, S5; docs/integer-ops.md S3, S4.1-4.3). ASCII only.
+// waihost OpenCL convolution and inverse GDN, version 3 (docs/gpu-kernels.md S2, S5, S8; docs/integer-ops.md S3, S4.1-4.3). ASCII only.
 
 // S3 floor(v / 2^s) for 0 <= s <= 31 with no shift of a negative value: for v < 0, ~v = -v - 1 >= 0.
 inline int floor_shift(int v, int s) { return v >= 0 ? v >> s : ~(~v >> s); }
 // S3 rnd(x, s) = floor((x + 2^(s-1)) / 2^s) for s >= 1, x for s = 0.
 inline int rnd(int x, int s) { return s == 0 ? x : floor_shift(x + (1 << (s - 1)), s); }
 
+#ifdef GDN
+// S3 isqrt(n) = the largest r with r*r <= n, exactly, by the binary digit-by-digit method.
+inline uint isqrt_u(uint n) {
+    uint rem = n, root = 0, bit = 1u << 30;
+    while (bit > rem) bit >>= 2;
+    while (bit != 0) {
+        if (rem >= root + bit) { rem -= root + bit; root = (root >> 1) + bit; }
+        else root >>= 1;
+        bit >>= 2;
+    }
+    return root;
+}
+
+// S4.9 (docs/gpu-kernels.md S8) sq[k] = (x[k]*x[k]) >> q; n[c] = beta[c] + sum_k gamma[c][k]*sq[k];
+// y[c] = rnd(x[c]*isqrt(n[c]), s). n is a 1x1 convolution of the squares on the convolutions'
+// design: one dispatch per weight window of 8-channel groups, a work group of 64 items a tile
+// of 512 positions x 8 channels, item l the 8 positions from tile*512 + 8l and all 8
+// channels (n0..n7: one int8 of channels per position), so each gamma load serves 8 positions
+// and each square 8 channels. GDN (the channel count) is a constant: the loop's trip count.
+// |x| <= 46340, so x*x >= 0 fits int32 and its shift is exact; every partial sum of n fits
+// int32 (S5). Positions past the plane read the last one and store nothing; no barriers.
+// p: count, channels, plane, q, s, g0. gt: the window, [group - g0][k] int8; beta: int, padded.
+#define SQ(e) ((int)xk[idx##e] * (int)xk[idx##e]) >> q
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void inverse_gdn_tiled(__global const XT *x, __global YT *y, WSPACE const int8 *gt, __global const int *beta,
+                       __global const int *unused4, __global const int *unused5, int16 p) {
+    int plane = p.s2, q = p.s3, s = p.s4, g0 = p.s5;
+    uint wg = (uint)get_group_id(0);
+    if (wg * 64u >= (uint)p.s0) return;
+    int tiles = (plane + 511) / 512;
+    int gl = (int)wg / tiles, tile = (int)wg - gl * tiles;
+    int g = g0 + gl;
+    int pos0 = tile * 512 + 8 * (int)get_local_id(0), last = plane - 1;
+    uint idx0 = (uint)min(pos0, last), idx1 = (uint)min(pos0 + 1, last), idx2 = (uint)min(pos0 + 2, last);
+    uint idx3 = (uint)min(pos0 + 3, last), idx4 = (uint)min(pos0 + 4, last), idx5 = (uint)min(pos0 + 5, last);
+    uint idx6 = (uint)min(pos0 + 6, last), idx7 = (uint)min(pos0 + 7, last);
+    int8 n0 = vload8(g, beta), n1 = n0, n2 = n0, n3 = n0, n4 = n0, n5 = n0, n6 = n0, n7 = n0;
+    for (int k = 0; k < GDN; k++) {
+        __global const XT *xk = x + (uint)k * (uint)plane;
+        int8 gv = gt[gl * GDN + k];
+        n0 += gv * (SQ(0)); n1 += gv * (SQ(1)); n2 += gv * (SQ(2)); n3 += gv * (SQ(3));
+        n4 += gv * (SQ(4)); n5 += gv * (SQ(5)); n6 += gv * (SQ(6)); n7 += gv * (SQ(7));
+    }
+    int lanes[64];
+    vstore8(n0, 0, lanes); vstore8(n1, 1, lanes); vstore8(n2, 2, lanes); vstore8(n3, 3, lanes);
+    vstore8(n4, 4, lanes); vstore8(n5, 5, lanes); vstore8(n6, 6, lanes); vstore8(n7, 7, lanes);
+    for (int l = 0; l < 8 && g * 8 + l < GDN; l++) {
+        uint row = (uint)(g * 8 + l) * (uint)plane;
+        for (int e = 0; e < 8 && pos0 + e < plane; e++) {
+            uint at = row + (uint)(pos0 + e);
+            y[at] = (YT)rnd((int)x[at] * (int)isqrt_u((uint)lanes[e * 8 + l]), s);
+        }
+    }
+}
+#else
 #define MAXWIN 21
 #if UNROLLED
 #define TNU NU
@@ -147,5 +206,6 @@ void conv_tiled(__global const XT *x, __global YT *y, WSPACE const short8 *wt, _
         }
     }
 }
+#endif
 """#
 }

@@ -1,5 +1,5 @@
-/// The OpenCL C of every kernel but the convolutions (docs/integer-ops.md §4; the
-/// convolutions: ConvKernelSource), one program built per device at the first graph_prepare
+/// The OpenCL C of every kernel but the convolutions and inverse GDN (docs/integer-ops.md §4;
+/// those: ConvKernelSource), one program built per device at the first graph_prepare
 /// and kept in the disk cache (Runtime/program.c). Each op exists
 /// once as a macro and is instantiated per storage width of its operands (X, Y; add also
 /// B): `short` for narrow tensors, `int` for wide ones (§2). Every kernel takes the same
@@ -12,29 +12,16 @@
 /// floor shift of §3 of a negative value is `~(~v >> s)`); shift counts stay in 0…31 (so the
 /// spec's masking of the count never applies); `/` and `%` are used on non-negative operands
 /// only, where they are exact; conversions to short happen only for values inside the
-/// tensor's certified interval, so they are exact; there is no float anywhere (isqrt is an
-/// integer digit-by-digit root). The certificate (§5) keeps every named intermediate in int32,
-/// so no signed operation overflows.
+/// tensor's certified interval, so they are exact; there is no float anywhere. The certificate (§5) keeps
+/// every named intermediate in int32, so no signed operation overflows.
 enum KernelSource {
     static let text = #"""
-// waihost OpenCL kernels, version 2 (docs/integer-ops.md; S = its sections). ASCII only: some compilers refuse other bytes.
+// waihost OpenCL kernels, version 3 (docs/integer-ops.md; S = its sections). ASCII only: some compilers refuse other bytes.
 
 // S3 floor(v / 2^s) for 0 <= s <= 31 with no shift of a negative value: for v < 0, ~v = -v - 1 >= 0.
 inline int floor_shift(int v, int s) { return v >= 0 ? v >> s : ~(~v >> s); }
 // S3 rnd(x, s) = floor((x + 2^(s-1)) / 2^s) for s >= 1, x for s = 0.
 inline int rnd(int x, int s) { return s == 0 ? x : floor_shift(x + (1 << (s - 1)), s); }
-
-// S3 isqrt(n) = the largest r with r*r <= n, exactly, by the binary digit-by-digit method.
-inline uint isqrt_u(uint n) {
-    uint rem = n, root = 0, bit = 1u << 30;
-    while (bit > rem) bit >>= 2;
-    while (bit != 0) {
-        if (rem >= root + bit) { rem -= root + bit; root = (root >> 1) + bit; }
-        else root >>= 1;
-        bit >>= 2;
-    }
-    return root;
-}
 
 #define ARGS(XT, BT, YT) __global const XT *x, __global YT *y, __global const BT *b2, __global const int *b3, \
                          __global const int *b4, __global const int *b5, int16 p
@@ -83,48 +70,12 @@ __kernel void lookup_x##XN##_y##YN(ARGS(XT, int, YT)) {                         
     y[id] = (YT)b2[min(max((int)x[id] - p.s1, 0), p.s2 - 1)];                   \
 }
 
-// S4.9 sq[k] = (x[k]*x[k]) >> q; n[c] = beta[c] + sum_k gamma[c][k]*sq[k]; y = rnd(x[c]*isqrt(n[c]), s).
-// n is a 1x1 convolution of the squares: one item per group of 8 channels and 4 adjacent
-// positions, gamma packed by the host as [group][k][8] (zero rows past C), beta as [group][8].
-// |x| <= 46340, so x*x >= 0 fits int32; every partial sum of n fits int32 (S5).
-// p: count, channels, plane, q, s.
-#define INVERSE_GDN(XN, YN, XT, YT)                                             \
-__kernel void inverse_gdn_x##XN##_y##YN(ARGS(XT, int, YT)) {                    \
-    ITEM                                                                        \
-    int channels = p.s1, q = p.s3, s = p.s4;                                    \
-    uint plane = (uint)p.s2, blocks = (plane + 3u) / 4u, g = id / blocks;       \
-    uint pos0 = (id - g * blocks) * 4u;                                         \
-    int o0 = (int)g * 8;                                                        \
-    int8 n0 = vload8(g, b2), n1 = n0, n2 = n0, n3 = n0;                         \
-    uint idx[4];                                                                \
-    for (int k = 0; k < 4; k++) idx[k] = min(pos0 + (uint)k, plane - 1u);       \
-    __global const int *gt = b3 + g * (uint)channels * 8u;                      \
-    for (int k = 0; k < channels; k++) {                                        \
-        int8 g8 = vload8(k, gt);                                                \
-        __global const XT *xc = x + (uint)k * plane;                            \
-        int x0 = (int)xc[idx[0]], x1 = (int)xc[idx[1]], x2 = (int)xc[idx[2]], x3 = (int)xc[idx[3]]; \
-        n0 += g8 * ((x0 * x0) >> q);                                            \
-        n1 += g8 * ((x1 * x1) >> q);                                            \
-        n2 += g8 * ((x2 * x2) >> q);                                            \
-        n3 += g8 * ((x3 * x3) >> q);                                            \
-    }                                                                           \
-    int lanes[32];                                                              \
-    vstore8(n0, 0, lanes); vstore8(n1, 1, lanes); vstore8(n2, 2, lanes); vstore8(n3, 3, lanes); \
-    for (int k = 0; k < 4 && pos0 + (uint)k < plane; k++) {                     \
-        for (int l = 0; l < 8 && o0 + l < channels; l++) {                      \
-            uint at = (uint)(o0 + l) * plane + pos0 + (uint)k;                  \
-            y[at] = (YT)rnd((int)x[at] * (int)isqrt_u((uint)lanes[k * 8 + l]), s); \
-        }                                                                       \
-    }                                                                           \
-}
-
 #define WIDTHS(K) K(16, 16, short, short) K(16, 32, short, int) K(32, 16, int, short) K(32, 32, int, int)
 WIDTHS(REQUANTIZE)
 WIDTHS(CLAMP)
 WIDTHS(DEPTH_TO_SPACE)
 WIDTHS(COPY)
 WIDTHS(LOOKUP)
-WIDTHS(INVERSE_GDN)
 
 // S4.4 y = a + b, a in x and b in the third argument.
 #define ADD(XN, BN, YN, XT, BT, YT)                                             \

@@ -4,8 +4,8 @@ import BackendDescriptor
 /// The OpenCL backend's part of the shared planning (KernelPlan): its convolutions — the
 /// design of docs/gpu-kernels.md §2 (`ConvPhases`: one dispatch per phase and weight window,
 /// tiles of 8 × 64 × 8), its constants as `-D` options (§5) and its weights as short8 in
-/// `__constant` memory where a window fits the device's constant buffer — and inverse GDN
-/// over groups of 8 channels.
+/// `__constant` memory where a window fits the device's constant buffer — and inverse GDN on
+/// the same design (§8, `GDNTiling`).
 struct OpenCLLowering: KernelLowering {
     /// Bytes of one `__constant` argument (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).
     let constantBytes: Int
@@ -58,17 +58,24 @@ struct OpenCLLowering: KernelLowering {
         return out
     }
 
+    /// docs/gpu-kernels.md §8: one dispatch per window of `GDNTiling`, each window's gamma
+    /// a buffer of its own (int8 rows), in `__constant` memory where it fits.
     func inverseGDN(_ g: InverseGDNSpec, x: Int, y: Int, input tx: TensorSpec, into plan: inout KernelPlan) throws {
-        let c = tx.channels, groups = (c + 7) / 8
-        var gamma = [Int32](repeating: 0, count: groups * c * 8)
-        for o in 0..<c {
-            for k in 0..<c { gamma[((o / 8) * c + k) * 8 + o % 8] = g.gamma[o * c + k] }
+        let tiling = GDNTiling(channels: tx.channels, plane: tx.plane)
+        let windows = tiling.windows(limit: constantBytes)
+        guard tx.count <= Int(Int32.max), windows.allSatisfy({ tiling.items(groups: $0.count) <= Int(Int32.max) }) else {
+            throw BackendFailure.unsupported("graph_prepare: inverse_gdn over \(tx.shapeText) exceeds the opencl backend's 2^31 indices")
         }
-        let beta = plan.parameter(g.beta + [Int32](repeating: 0, count: groups * 8 - c)), packed = plan.parameter(gamma)
-        plan.dispatches.append(KernelPlan.Dispatch(
-            kernel: plan.variant("inverse_gdn", x: x, y: y), buffers: [x, y, beta, packed],
-            items: groups * ((tx.plane + 3) / 4),
-            params: [0, Int32(c), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift)]))
+        let beta = plan.parameter(tiling.beta(g))
+        let types = "-D XT=\(plan.bits[x] == 16 ? "short" : "int") -D YT=\(plan.bits[y] == 16 ? "short" : "int")"
+        for window in windows {
+            let gamma = plan.parameter(tiling.gamma(g, first: window.first, count: window.count))
+            var d = KernelPlan.Dispatch(
+                kernel: ConvKernelSource.gdnKernel, buffers: [x, y, gamma, beta, nil, nil], items: tiling.items(groups: window.count),
+                params: [0, Int32(tx.channels), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift), Int32(window.first)])
+            d.options = "-D GDN=\(tx.channels) \(types) -D WSPACE=\(window.fits ? "__constant" : "__global")"
+            plan.dispatches.append(d)
+        }
     }
 
     func warp(_ w: WarpSpec, volume: Int, flow: Int, y: Int, output: TensorSpec, index: Int, into plan: inout KernelPlan) throws {

@@ -141,9 +141,9 @@ static int build_objects(oclrt_graph *g, cl_program *programs, const oclrt_buffe
         if (cl.clGetKernelWorkGroupInfo(g->kernels[i], d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, NULL) != CL_SUCCESS || most == 0)
             most = 1;
         size_t local = most < OCLRT_LOCAL ? most : OCLRT_LOCAL;
-        /* The tiled convolutions (docs/gpu-kernels.md §5) are written for work-groups of
-         * exactly 64 items (8 tile rows of 8): a device that cannot run 64 is refused. */
-        if (strncmp(ds[i].kernel, "conv", 4) == 0 && local != OCLRT_LOCAL)
+        /* The tiled kernels (docs/gpu-kernels.md §5, §8: the programs built with options)
+         * are written for work-groups of exactly 64 items: a device that cannot run 64 is refused. */
+        if (ds[i].options && local != OCLRT_LOCAL)
             return oclrt_fail(err, cap, OCLRT_UNSUPPORTED, "dispatch %u (%s): the kernel needs work-groups of %d items, the device runs at most %zu",
                               i, ds[i].kernel, OCLRT_LOCAL, most);
         size_t items = ds[i].items ? (size_t)ds[i].items : 1;

@@ -6,6 +6,8 @@ import BackendDescriptor
 struct ConvWindows {
     /// conv_tiled.glsl's `WUniform` block: 4096 ivec4.
     static let uniformBlock = 65536
+    /// Window offsets are multiples of this (the largest minOffsetAlignment Vulkan allows).
+    static let windowAlign = 256
 
     struct Window {
         let phase: Int                 // pr · stride + pc (0 for conv2d)
@@ -29,7 +31,7 @@ struct ConvWindows {
             // As many groups as the uniform range holds; a group larger than it is read from
             // the storage view of the same words (MODE bit 0 clear).
             for window in plan.windows(groupBytes: groupBytes, limit: uniformRange) {
-                while words.count % 64 != 0 { words.append(0) }
+                while words.count % (Self.windowAlign / 4) != 0 { words.append(0) }
                 let offset = groupBytes == 0 ? 0 : words.count * 4
                 let w = plan.weights(c, p, first: window.first, count: window.count, cin: cin, cout: cout)
                 // Channel 2k in the low, 2k + 1 in the high half of word k.

@@ -38,11 +38,33 @@ struct VulkanLowering: KernelLowering {
         }
     }
 
+    /// Shaders/inverse_gdn.comp (docs/gpu-kernels.md §8): one dispatch per window of
+    /// `GDNTiling`, gamma's windows in one buffer at 256-byte offsets like the convolutions'.
     func inverseGDN(_ g: InverseGDNSpec, x: Int, y: Int, input tx: TensorSpec, into plan: inout KernelPlan) throws {
-        let beta = plan.parameter(g.beta), gamma = plan.parameter(g.gamma)
-        plan.dispatches.append(KernelPlan.Dispatch(
-            kernel: plan.variant("inverse_gdn", x: x, y: y), buffers: [x, y, beta, gamma], items: tx.count,
-            params: [0, Int32(tx.channels), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift)]))
+        let tiling = GDNTiling(channels: tx.channels, plane: tx.plane)
+        let windows = tiling.windows(limit: uniformRange)
+        guard tx.count <= Int(Int32.max), windows.allSatisfy({ tiling.items(groups: $0.count) <= Int(Int32.max) }) else {
+            throw BackendFailure.unsupported("graph_prepare: inverse_gdn over \(tx.shapeText) exceeds the vulkan backend's 2^31 indices")
+        }
+        var words: [Int32] = []
+        var placed: [(first: Int, count: Int, fits: Bool, offset: Int)] = []
+        for window in windows {
+            while words.count % (ConvWindows.windowAlign / 4) != 0 { words.append(0) }
+            placed.append((window.first, window.count, window.fits, words.count * 4))
+            words += tiling.gamma(g, first: window.first, count: window.count)
+        }
+        let gamma = plan.parameter(words), beta = plan.parameter(tiling.beta(g))
+        let name = plan.variant("inverse_gdn", x: x, y: y)
+        for window in placed {
+            var d = KernelPlan.Dispatch(
+                kernel: name, buffers: [x, y, gamma, beta], items: tiling.items(groups: window.count),
+                params: [0, Int32(tx.channels), Int32(tx.plane), Int32(g.squareShift), Int32(g.outShift), Int32(window.first)])
+            // CH and MODE (constant ids 0 and 3; 1 and 2 are unused by this shader).
+            d.constants = [Int32(tx.channels), 1, 1, window.fits ? 1 : 0]
+            d.windowOffset = window.offset
+            d.windowRange = window.fits ? window.count * tiling.groupBytes : 0
+            plan.dispatches.append(d)
+        }
     }
 
     /// Shaders/warp.comp: the same dispatch as OpenCL's, the flow at binding 2.

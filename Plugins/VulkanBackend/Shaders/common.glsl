@@ -12,6 +12,10 @@ layout(push_constant) uniform Params { int p[16]; };
 
 #if X == 16
 layout(std430, set = 0, binding = 0) readonly buffer XBuffer { int16_t xs[]; };
+// The same buffer as int32 words, two values each: element 2k in the low, 2k + 1 in the
+// high half (the devices' little-endian memory; buffers are whole words). Kernels that read
+// runs of adjacent values (docs/gpu-kernels.md §3, §8) load half as many words.
+layout(std430, set = 0, binding = 0) readonly buffer XWords { int xwords[]; };
 #else
 layout(std430, set = 0, binding = 0) readonly buffer XBuffer { int xs[]; };
 #endif

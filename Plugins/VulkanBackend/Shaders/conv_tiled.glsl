@@ -70,15 +70,38 @@ int inputAt(int planeRow, bool rowIn, int c, int w) {
     ivec4 xv = ivec4(xw[TAPCOLUMN(b)], xw[TAPCOLUMN(b) + CS], xw[TAPCOLUMN(b) + 2 * CS], xw[TAPCOLUMN(b) + 3 * CS]); \
     ivec4 yv = ivec4(xw[TAPCOLUMN(b) + 4 * CS], xw[TAPCOLUMN(b) + 5 * CS], xw[TAPCOLUMN(b) + 6 * CS], xw[TAPCOLUMN(b) + 7 * CS]); \
     ACCUMULATE(pk, xv, yv) }
+#if X == 16
+// §3: narrow inputs read as the int32 words holding two of them (common.glsl), half the
+// loads of the window; which half starts the window is the same for all invocations of a
+// row (columns 8 apart), a select between two constant-index unpackings.
+#define LOADWD(k) if ((k) <= win / 2) { int wv_ = xwords[clamp(w0 + (k), 0, lastWord)]; \
+    lo[k] = (wv_ << 16) >> 16; hi[k] = wv_ >> 16; }
+#define HALF(j) (((j) & 1) == 0 ? lo[(j) >> 1] : hi[(j) >> 1])
+#define LOADH(e) if ((e) < win) { int c_ = colBase + (e); \
+    xw[e] = rowIn && c_ >= 0 && c_ < w ? (odd != 0 ? HALF((e) + 1) : HALF(e)) : 0; }
+#endif
 void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, int h, int w, ACCUMULATORS) {
     int win = 7 * CS + NV;
     int r = rowBase + rowStep * a;
     bool rowIn = r >= 0 && r < h;
     int planeRow = (ci * h + r) * w;
     int xw[MAXWIN];
+#if X == 16
+    // Words w0 … w0 + win/2 hold the window (from element start, odd: from the high half);
+    // a word outside the buffer (a row or columns outside the input) is read clamped and
+    // every value taken from it is outside, so replaced by 0.
+    int start = planeRow + colBase, w0 = start >> 1, odd = start & 1, lastWord = int(xwords.length()) - 1;
+    int lo[MAXWIN / 2 + 1], hi[MAXWIN / 2 + 1];
+    LOADWD(0) LOADWD(1) LOADWD(2) LOADWD(3) LOADWD(4) LOADWD(5) LOADWD(6) LOADWD(7) LOADWD(8)
+    LOADWD(9) LOADWD(10)
+    LOADH(0) LOADH(1) LOADH(2) LOADH(3) LOADH(4) LOADH(5) LOADH(6) LOADH(7) LOADH(8)
+    LOADH(9) LOADH(10) LOADH(11) LOADH(12) LOADH(13) LOADH(14) LOADH(15) LOADH(16)
+    LOADH(17) LOADH(18) LOADH(19) LOADH(20)
+#else
     LOADW(0) LOADW(1) LOADW(2) LOADW(3) LOADW(4) LOADW(5) LOADW(6) LOADW(7) LOADW(8)
     LOADW(9) LOADW(10) LOADW(11) LOADW(12) LOADW(13) LOADW(14) LOADW(15) LOADW(16)
     LOADW(17) LOADW(18) LOADW(19) LOADW(20)
+#endif
     TAP(0) TAP(1) TAP(2) TAP(3) TAP(4)
 }
 #define ROW(a) if ((a) < NU) row(a, ci, cin, gl, rowBase, rowStep, colBase, h, w, ALL);
