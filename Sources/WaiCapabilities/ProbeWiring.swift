@@ -1,12 +1,16 @@
 // What ties the codecs into the host without the host importing them (docs/architecture.md,
-// "Modules"): the probe's decode stage runs int_hyper's decode vector on every host made here.
+// "Modules"): the probe's decode stage runs the codecs' decode vectors on every host made here.
 
 extension IntHyperProbeVector {
-    /// h_s, then g_s; the repetition stage runs g_s again.
+    /// int_motion's P-frame (both h_s, then p_synth), then int_hyper's h_s and g_s; the
+    /// repetition stage runs p_synth and g_s again.
     public static let probeVectors = CodecProbeVectors {
-        try shared().graphs.map {
-            ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs, repeated: $0.name == "int_hyper_g_s")
+        let motion = try IntMotionProbeVector.shared().graphs.map {
+            ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs, repeated: $0.name == "int_motion_p_synth")
         }
+        return motion + (try shared().graphs.map {
+            ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs, repeated: $0.name == "int_hyper_g_s")
+        })
     }
 }
 

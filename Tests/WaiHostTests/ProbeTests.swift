@@ -102,6 +102,30 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(cases[cases.count - 1].inputs, [decoded.y])
     }
 
+    /// docs/probe.md `decode`: a whole int_motion P-frame before int_hyper's decode — both
+    /// h_s runs and p_synth, with the inputs the host's own decode of the built-in two-frame
+    /// payload gives them, reproducing its P-frame; p_synth is repeated.
+    func testDecodeStageHoldsAWholeIntMotionPFrame() throws {
+        let cases = try ProbeSuite.cases(.decode)
+        let names = cases.map(\.name)
+        XCTAssertEqual(Array(names.suffix(5)), ["int_motion_motion_h_s", "int_motion_residual_h_s", "int_motion_p_synth",
+                                                "int_hyper_h_s", "int_hyper_g_s"])
+        let vector = try IntMotionProbeVector.shared()
+        let pSynth = try XCTUnwrap(cases.first { $0.name == "int_motion_p_synth" })
+        XCTAssertTrue(pSynth.repeated)
+        XCTAssertEqual(pSynth.graph.inputs.count, 3, "ref, y_m, y_r")
+        XCTAssertTrue(pSynth.graph.nodes.contains { $0.op.name == "warp" })
+        let out = try ReferenceInterpreter.run(pSynth.graph, inputs: pSynth.inputs)
+        let frame = try VideoIntMotionCodec.frameImage(out, width: IntMotionProbeVector.width, height: IntMotionProbeVector.height)
+        XCTAssertEqual(frame.sha256, vector.pFrameSHA256)
+        var shas: [String] = []
+        try VideoIntMotionCodec.decode(try VideoIntMotionCodec.open(vector.payload), intraSet: try IntHyperProbeVector.shared().modelSet,
+                                       motionSet: vector.motionSet, runner: HostGraphRunner.reference()) { shas.append($0.frame.image.sha256) }
+        XCTAssertEqual(shas.count, 2)
+        XCTAssertEqual(shas[1], vector.pFrameSHA256)
+        XCTAssertNotEqual(shas[0], shas[1], "a P-frame that repeats its reference tests little")
+    }
+
     /// docs/probe.md `decode`: the scale-space prediction chains the blur convs, requantize,
     /// concat, a conv-made flow, the warp, add and clamp, observes only its frame, and its
     /// flow reaches every clamp of the warp: blends on every axis, both scale ends.
