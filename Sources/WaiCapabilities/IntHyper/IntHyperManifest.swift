@@ -95,19 +95,7 @@ public struct IntHyperManifest: Equatable, Sendable {
         let names = (Self.decoderFiles + Self.encoderFiles).filter { files[$0] != nil }
         // written only when set, so the sets made before it existed keep their bytes
         let shiftLine = analysisShift == 0 ? "" : "\n  \"analysis_shift\": \(analysisShift),"
-        let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
-        let text = """
-            {
-              "capability": \(JSONFile.quoted(IntHyperModelSet.capability)),
-              "format_version": \(Self.formatVersion),
-              "name": \(JSONFile.quoted(name)),
-              "version": \(JSONFile.quoted(version)),\(shiftLine)
-              "files": {
-            \(list)
-              }
-            }
-
-            """
-        return Array(text.utf8)
+        return JSONFile.manifest(capability: IntHyperModelSet.capability, formatVersion: Self.formatVersion, name: name, version: version,
+                                 extraLines: shiftLine, names: names, files: files)
     }
 }

@@ -103,19 +103,7 @@ public struct MotionManifest: Equatable, Sendable {
             shiftLines += "\n  \"motion_search\": {\"dx_channel\": \(s.dxChannel), \"dy_channel\": \(s.dyChannel), "
                 + "\"steps_per_pixel\": \(s.stepsPerPixel), \"range\": \(s.range)},"
         }
-        let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
-        let text = """
-            {
-              "capability": \(JSONFile.quoted(MotionModelSet.capability)),
-              "format_version": \(Self.formatVersion),
-              "name": \(JSONFile.quoted(name)),
-              "version": \(JSONFile.quoted(version)),\(shiftLines)
-              "files": {
-            \(list)
-              }
-            }
-
-            """
-        return Array(text.utf8)
+        return JSONFile.manifest(capability: MotionModelSet.capability, formatVersion: Self.formatVersion, name: name, version: version,
+                                 extraLines: shiftLines, names: names, files: files)
     }
 }
