@@ -57,7 +57,7 @@ public struct IntHyperModelSet: Sendable {
             hashes["g_a.whm"] = SHA256.hex(ModelContainer.encode(analysis.latent))
             hashes["h_a.whm"] = SHA256.hex(ModelContainer.encode(analysis.hyper))
         }
-        guard IntHyperManifest.isValidLabel(name, maximum: 64), IntHyperManifest.isValidLabel(version, maximum: 32) else {
+        guard ModelSetManifestKeys.isValidLabel(name, maximum: 64), ModelSetManifestKeys.isValidLabel(version, maximum: 32) else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.name",
                                 problem: "name \"\(name)\" or version \"\(version)\" is not 1…64 (32) characters of A–Z a–z 0–9 . _ -")
         }

@@ -49,7 +49,7 @@ public struct MotionModelSet: Sendable {
 
     public init(name: String, version: String, motion: SubCodec, residual: SubCodec, pSynth: IntegerGraph,
                 predict: IntegerGraph?, motionSearch: MotionSearch? = nil) throws {
-        guard IntHyperManifest.isValidLabel(name, maximum: 64), IntHyperManifest.isValidLabel(version, maximum: 32) else {
+        guard ModelSetManifestKeys.isValidLabel(name, maximum: 64), ModelSetManifestKeys.isValidLabel(version, maximum: 32) else {
             throw ModelSetError(file: MotionManifest.fileName, location: "$.name",
                                 problem: "name \"\(name)\" or version \"\(version)\" is not 1…64 (32) characters of A–Z a–z 0–9 . _ -")
         }
