@@ -45,3 +45,17 @@ public enum VideoPayloadError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 }
+
+extension VideoPayloadError {
+    /// The shared header's refusal as this payload's (same case, field and offset).
+    init(_ e: VideoSequenceHeaderError) {
+        switch e {
+        case let .badMagic(found): self = .badMagic(found: found)
+        case let .unsupportedVersion(v): self = .unsupportedVersion(v)
+        case let .invalidField(field, offset, problem): self = .invalidField(field: field, offset: offset, problem: problem)
+        case let .truncated(field, offset, needed, available): self = .truncated(field: field, offset: offset, needed: needed, available: available)
+        case let .invalidIndexEntry(frame, field, offset, problem): self = .invalidIndexEntry(frame: frame, field: field, offset: offset, problem: problem)
+        case let .trailingBytes(count, offset): self = .trailingBytes(count: count, offset: offset)
+        }
+    }
+}

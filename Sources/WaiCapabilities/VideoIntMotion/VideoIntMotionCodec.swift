@@ -187,9 +187,9 @@ public enum VideoIntMotionCodec {
     }
 
     /// The top-left W × H of p_synth's (or predict's) planar output as RGB8 rows.
-    static func frameImage(_ outputs: [TensorValue], width: Int, height: Int) throws -> RGB8Image {
+    static func frameImage(_ outputs: [TensorValue], width: Int, height: Int, graph: String = "p_synth") throws -> RGB8Image {
         guard let t = outputs.first, t.shape.channels == 3, t.shape.height >= height, t.shape.width >= width else {
-            throw TilingError.badOutput(graph: "p_synth", reason: "the unit returned no 3-channel frame of at least \(width)×\(height)")
+            throw TilingError.badOutput(graph: graph, reason: "the unit returned no 3-channel frame of at least \(width)×\(height)")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         let (h, w) = (t.shape.height, t.shape.width)

@@ -11,6 +11,7 @@ extension VideoDecodeReport {
         frameCount = p.frames.count; firstFrame = range.lowerBound; lastFrame = range.upperBound
         modelSet = .init(name: intraSet.name, version: intraSet.version, id: intraSet.idHex)
         motionModelSet = .init(name: motionSet.name, version: motionSet.version, id: motionSet.idHex)
+        condModelSet = nil
         unit = nil; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
         units = []
         inputBytes = opened.inputBytes
