@@ -4,7 +4,7 @@ import WaiHost
 enum MakeModelCommand: Command {
     static let spec = CommandSpec(
         name: "make-model",
-        summary: "generate a seeded int_hyper, int_motion or int_cond model set (same seed, same bytes)",
+        summary: "generate a seeded model set: int_hyper, int_motion or int_cond",
         description: """
             Writes a wai.neural.int_hyper model set into DIR (created if missing): manifest.json, \
             entropy.json, h_s.whm, g_s.whm and the analysis side g_a.whm, h_a.whm. N is the channel count of \
