@@ -7,7 +7,7 @@
 #   include/waihost/                    waihost.h and wai_backend.h (install-capi.sh, install-abi.sh)
 #   lib/pkgconfig/waihost.pc, waihost-backend.pc
 #   lib/systemd/system/waihost-collector.service
-#   share/waihost/models/q1…q3          the shipped trained model sets
+#   share/waihost/models/q1…q3, motion   the shipped trained model sets (int_hyper, int_motion)
 #   share/man/man1/waihost*.1, share/bash-completion/completions/waihost
 #   share/doc/waihost/                  the specs (docs/), README.md, LICENSE
 # (The list and the layout's rules: docs/configuration.md §5.)
@@ -50,7 +50,7 @@ sed -e "s|@PREFIX@|$prefix|g" "$root/dist/systemd/waihost-collector.service.in" 
 mv "$dest/lib/systemd/system/waihost-collector.service.tmp" "$dest/lib/systemd/system/waihost-collector.service"
 chmod 0644 "$dest/lib/systemd/system/waihost-collector.service"
 
-for q in "$root"/samples/models/q*; do
+for q in "$root"/samples/models/q* "$root"/samples/models/motion; do
   install -d "$dest/share/waihost/models/$(basename "$q")"
   install -m 0644 "$q"/* "$dest/share/waihost/models/$(basename "$q")/"
 done

@@ -24,10 +24,27 @@ enum Player {
         return Decoded(frames: frames, output: r.stdoutText, log: r.stderrText)
     }
 
+    /// GStreamer 1.22's hlsdemux2 (Debian 12) fails a VOD stream that is downloaded whole
+    /// before its output pads are exposed: at the end of the playlist it logs this line and
+    /// reports "Couldn't download fragments" although every download succeeded (HTTP 200).
+    /// Short test streams on a loaded machine hit it; later GStreamer releases reworked that
+    /// path. Only a failure carrying this exact line is played again; any other failure,
+    /// including a real download error, is the test's.
+    static let hlsdemux2EarlyEOS = "Can't push EOS on non-exposed pad"
+
     static func gstreamer(_ url: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let r = try Subprocess("/usr/bin/gst-launch-1.0", ["playbin3", "uri=" + url, "video-sink=fakesink", "audio-sink=fakesink"],
-                               deadline: 120).run()
-        return (r.status, r.stdoutText, r.stderrText)
+        var last: (status: Int32, stdout: String, stderr: String) = (0, "", "")
+        for _ in 0..<3 {
+            // ERROR-level debug output of adaptivedemux2 only, so the known race can be told
+            // from a real failure; a clean run prints none of it.
+            let r = try Subprocess("/usr/bin/gst-launch-1.0", ["playbin3", "uri=" + url, "video-sink=fakesink", "audio-sink=fakesink"],
+                                   environment: ["GST_DEBUG": "adaptivedemux2:1", "GST_DEBUG_NO_COLOR": "1"],
+                                   deadline: 120).run()
+            last = (r.status, r.stdoutText, r.stderrText)
+            guard r.status != 0, r.stderrText.contains(hlsdemux2EarlyEOS) else { break }
+            FileHandle.standardError.write(Data("note: hlsdemux2 ended \(url) before exposing its pads (GStreamer 1.22); playing again\n".utf8))
+        }
+        return last
     }
 }
 

@@ -2,7 +2,11 @@
 calibration pictures drawn from the training photographs, and records how each was made in
 its convert.json. Either one checkpoint for every rate point (--checkpoint, the rate points
 being latent steps Q of tools/convert) or one checkpoint per rate point (--checkpoints, each
-trained at its own lambda by train.py, latent step 1 unless --steps says otherwise)."""
+trained at its own lambda by train.py, latent step 1 unless --steps says otherwise).
+
+--motion CHECKPOINT ships a train_ssf.py checkpoint instead: its model weights (no optimizer
+state) as samples/models/float/motion.pth.tar and the wai.video.int_motion set converted
+from them as samples/models/motion, calibrated on the same kind of pictures."""
 import argparse
 import json
 import sys
@@ -42,6 +46,7 @@ def main():
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--checkpoint", help="one float checkpoint for q1,q2,q3, repository-relative")
     src.add_argument("--checkpoints", help="comma-separated float checkpoints of q1,q2,q3, repository-relative")
+    src.add_argument("--motion", help="a train_ssf.py checkpoint (ssf.pt): ship the P-frame codec as samples/models/motion")
     ap.add_argument("--steps", default=None, help="latent step of q1,q2,q3 (default 1.6,1.0,0.6 with --checkpoint, "
                     "1 with --checkpoints)")
     ap.add_argument("--scratch", default=str(REPO / ".train-work" / "calibration"))
@@ -49,6 +54,8 @@ def main():
     ap.add_argument("--version", default="1")
     args = ap.parse_args()
     from waihost_convert import cli
+    if args.motion:
+        sys.exit(ship_motion(Path(args.motion), Path(args.scratch), args.calibration_count, args.version))
     if args.checkpoints:
         checkpoints = args.checkpoints.split(",")
         steps = [float(v) for v in (args.steps or ",".join("1" for _ in checkpoints)).split(",")]
@@ -70,6 +77,28 @@ def main():
         (out / "convert.json").write_text(json.dumps({
             "name": set_name, "checkpoint": checkpoint, "latent_step": step,
             "calibration": [src for src, _ in cal], "calibration_long_side": 512}, indent=1) + "\n")
+
+
+def ship_motion(checkpoint: Path, scratch: Path, count: int, version: str) -> int:
+    import torch
+    from waihost_convert import cli
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    float_path = REPO / "samples" / "models" / "float" / "motion.pth.tar"
+    # the weights and the training arguments the converter reads the model's shape from;
+    # the optimizer's moments would triple the file and say nothing about the model
+    torch.save({"model": state["model"], "step": state["step"], "args": state["args"]}, float_path)
+    n, m = state["args"]["n"], state["args"]["m"]
+    cal = calibration_pictures(scratch, count, 512)
+    out = REPO / "samples" / "models" / "motion"
+    set_name = f"int-motion-trained-n{n}-m{m}"
+    rc = cli.main([str(float_path), "-o", str(out), "--name", set_name, "--version", version,
+                   "--calibration", *[str(d) for _, d in cal]])
+    if rc == 0:
+        (out / "convert.json").write_text(json.dumps({
+            "name": set_name, "checkpoint": str(float_path.relative_to(REPO)), "training_step": state["step"],
+            "training_args": state["args"], "calibration": [src for src, _ in cal],
+            "calibration_long_side": 512}, indent=1) + "\n")
+    return rc
 
 
 if __name__ == "__main__":

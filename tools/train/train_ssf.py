@@ -53,7 +53,10 @@ class CameraPairs:
                 if min(small.size) >= 2 * patch:
                     self.images.append(torch.from_numpy(np.asarray(small).copy()).permute(2, 0, 1))
 
-    def batch(self, n, rng, max_shift):
+    def batch(self, n, rng, max_shift, flows=None):
+        """n (reference, current) pairs; when `flows` is a list, each pair's true flow is
+        appended to it: (2, patch, patch) in pixels, the offset at which the reference shows
+        what the current frame shows at each pixel (the model's warp convention)."""
         refs, curs = [], []
         big = 2 * self.patch
         for _ in range(n):
@@ -74,9 +77,26 @@ class CameraPairs:
                 theta = torch.tensor([[c * half, -s * half, 2 * tx / big], [s * half, c * half, 2 * ty / big]])
                 grid = F.affine_grid(theta.unsqueeze(0), (1, 3, self.patch, self.patch), align_corners=False)
                 views.append(F.grid_sample(crop, grid, mode="bilinear", padding_mode="border", align_corners=False)[0])
+            if flows is not None:
+                flows.append(camera_flow(theta, half, self.patch))
             refs.append(views[0])
             curs.append(views[1])
         return torch.stack(refs), torch.stack(curs)
+
+
+def camera_flow(theta, half, patch):
+    """The flow from the current view (affine `theta` of the crop, grid_sample's normalised
+    coordinates, align_corners=False) to the reference view (the crop's central `half`)."""
+    c = (2 * torch.arange(patch, dtype=torch.float32) + 1) / patch - 1
+    v, u = torch.meshgrid(c, c, indexing="ij")
+    cx = theta[0, 0] * u + theta[0, 1] * v + theta[0, 2]
+    cy = theta[1, 0] * u + theta[1, 1] * v + theta[1, 2]
+    # the reference pixel showing crop point (cx, cy), minus the current pixel
+    jj = ((cx / half + 1) * patch - 1) / 2
+    ii = ((cy / half + 1) * patch - 1) / 2
+    j0 = ((u + 1) * patch - 1) / 2
+    i0 = ((v + 1) * patch - 1) / 2
+    return torch.stack((jj - j0, ii - i0))
 
 
 def load_intra(path):
@@ -108,6 +128,11 @@ def main():
     ap.add_argument("--lambda", dest="lam", type=float, default=0.009)
     ap.add_argument("--steps", type=int, default=20000)
     ap.add_argument("--max-shift", type=float, default=6.0, help="largest pan between frames, pixels")
+    ap.add_argument("--flow-weight", type=float, default=0.0,
+                    help="weight of a loss on the decoded flow against the camera's true flow (pixels, smooth L1), "
+                         "falling linearly to 0 at --flow-until: the motion branch learns from the prediction alone "
+                         "only very slowly")
+    ap.add_argument("--flow-until", type=int, default=0, help="the step at which the flow loss has fallen to 0")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--threads", type=int, default=2)
@@ -138,7 +163,9 @@ def main():
     log = open(work / "ssf.log", "a")
     t0 = time.time()
     while step < args.steps:
-        ref, cur = data.batch(args.batch, rng, args.max_shift)
+        flow_w = args.flow_weight * max(0.0, 1.0 - step / args.flow_until) if args.flow_until > 0 else 0.0
+        true_flows = [] if flow_w > 0 else None
+        ref, cur = data.batch(args.batch, rng, args.max_shift, true_flows)
         with torch.no_grad():
             ref = intra(ref)["x_hat"].clamp(0, 1)
             ref = torch.round(ref * 255) / 255  # the decoder's reference is RGB8
@@ -146,6 +173,10 @@ def main():
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amx):
             out = model(cur, ref)
         loss, bpp, mse = rd_loss(out, cur, args.lam)
+        flow_err = None
+        if true_flows is not None:
+            flow_err = F.smooth_l1_loss(out["flow"][:, :2].float(), torch.stack(true_flows))
+            loss = loss + flow_w * flow_err
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -160,7 +191,8 @@ def main():
             print(json.dumps({"step": step, "loss": round(loss.item(), 4), "bpp": round(bpp.item(), 4),
                               "psnr": round(10 * math.log10(1 / max(mse.item(), 1e-10)), 2),
                               "pred_psnr": round(10 * math.log10(1 / max(pred_mse, 1e-10)), 2),
-                              "aux": round(aux.item(), 1), "s_per_step": round((time.time() - t0) / 25, 3)}),
+                              "aux": round(aux.item(), 1), "s_per_step": round((time.time() - t0) / 25, 3),
+                              **({"flow_err": round(flow_err.item(), 3), "flow_w": round(flow_w, 4)} if flow_err is not None else {})}),
                   file=log, flush=True)
             t0 = time.time()
         if step % args.save_every == 0 or step == args.steps:

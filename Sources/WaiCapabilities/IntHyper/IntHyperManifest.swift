@@ -40,54 +40,20 @@ public struct IntHyperManifest: Equatable, Sendable {
     public static func parse(_ bytes: [UInt8]) throws -> IntHyperManifest {
         let file = fileName
         let f = try JSONFile.decode(File.self, bytes, file: file)
-        guard f.capability == IntHyperModelSet.capability else {
-            throw ModelSetError(file: file, location: "$.capability",
-                                problem: "\"\(f.capability)\" — this folder is not a \(IntHyperModelSet.capability) model set")
-        }
-        guard f.format_version == formatVersion else {
-            throw ModelSetError(file: file, location: "$.format_version",
-                                problem: "version \(f.format_version) is not supported (this host reads \(formatVersion))")
-        }
-        guard isValidLabel(f.name, maximum: 64) else {
-            throw ModelSetError(file: file, location: "$.name", problem: "must be 1…64 characters of A–Z a–z 0–9 . _ -")
-        }
-        guard isValidLabel(f.version, maximum: 32) else {
-            throw ModelSetError(file: file, location: "$.version", problem: "must be 1…32 characters of A–Z a–z 0–9 . _ -")
-        }
-        for (name, hash) in f.files {
-            guard (decoderFiles + encoderFiles).contains(name) else {
-                throw ModelSetError(file: file, location: "$.files", problem: "unknown file \"\(name)\" "
-                    + "(a model set holds \((decoderFiles + encoderFiles).joined(separator: ", ")))")
-            }
-            guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-                throw ModelSetError(file: file, location: "$.files[\"\(name)\"]", problem: "not a lowercase hex SHA-256")
-            }
-        }
-        for name in decoderFiles where f.files[name] == nil {
-            throw ModelSetError(file: file, location: "$.files", problem: "does not list \(name), which every model set has")
-        }
-        let analysis = encoderFiles.filter { f.files[$0] != nil }
-        guard analysis.isEmpty || analysis.count == encoderFiles.count else {
-            throw ModelSetError(file: file, location: "$.files",
-                                problem: "lists \(analysis[0]) but not all of \(encoderFiles.joined(separator: ", "))")
-        }
+        let hasAnalysis = try ModelSetManifestKeys(capability: IntHyperModelSet.capability, formatVersion: formatVersion,
+                                                   decoderFiles: decoderFiles, encoderFiles: encoderFiles)
+            .check(file: file, capability: f.capability, formatVersion: f.format_version, name: f.name, setVersion: f.version,
+                   files: f.files)
         let shift = f.analysis_shift ?? 0
         guard analysisShiftRange.contains(shift) else {
             throw ModelSetError(file: file, location: "$.analysis_shift",
                                 problem: "\(shift) is outside \(analysisShiftRange.lowerBound)…\(analysisShiftRange.upperBound)")
         }
-        guard shift == 0 || !analysis.isEmpty else {
+        guard shift == 0 || hasAnalysis else {
             throw ModelSetError(file: file, location: "$.analysis_shift",
                                 problem: "is \(shift) but the set lists no analysis side (g_a.whm, h_a.whm) it would apply to")
         }
         return IntHyperManifest(name: f.name, version: f.version, files: f.files, analysisShift: shift)
-    }
-
-    static func isValidLabel(_ s: String, maximum: Int) -> Bool {
-        let u = Array(s.utf8)
-        return (1...maximum).contains(u.count) && u.allSatisfy {
-            (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 95 || $0 == 45
-        }
     }
 
     /// The file's bytes as the generator writes them: fixed key order.
@@ -95,19 +61,7 @@ public struct IntHyperManifest: Equatable, Sendable {
         let names = (Self.decoderFiles + Self.encoderFiles).filter { files[$0] != nil }
         // written only when set, so the sets made before it existed keep their bytes
         let shiftLine = analysisShift == 0 ? "" : "\n  \"analysis_shift\": \(analysisShift),"
-        let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
-        let text = """
-            {
-              "capability": \(JSONFile.quoted(IntHyperModelSet.capability)),
-              "format_version": \(Self.formatVersion),
-              "name": \(JSONFile.quoted(name)),
-              "version": \(JSONFile.quoted(version)),\(shiftLine)
-              "files": {
-            \(list)
-              }
-            }
-
-            """
-        return Array(text.utf8)
+        return JSONFile.manifest(capability: IntHyperModelSet.capability, formatVersion: Self.formatVersion, name: name, version: version,
+                                 extraLines: shiftLine, names: names, files: files)
     }
 }

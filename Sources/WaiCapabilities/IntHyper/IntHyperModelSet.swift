@@ -57,7 +57,7 @@ public struct IntHyperModelSet: Sendable {
             hashes["g_a.whm"] = SHA256.hex(ModelContainer.encode(analysis.latent))
             hashes["h_a.whm"] = SHA256.hex(ModelContainer.encode(analysis.hyper))
         }
-        guard IntHyperManifest.isValidLabel(name, maximum: 64), IntHyperManifest.isValidLabel(version, maximum: 32) else {
+        guard ModelSetManifestKeys.isValidLabel(name, maximum: 64), ModelSetManifestKeys.isValidLabel(version, maximum: 32) else {
             throw ModelSetError(file: IntHyperManifest.fileName, location: "$.name",
                                 problem: "name \"\(name)\" or version \"\(version)\" is not 1…64 (32) characters of A–Z a–z 0–9 . _ -")
         }
@@ -79,13 +79,8 @@ public struct IntHyperModelSet: Sendable {
         guard LocalFile.isDirectory(directory) else {
             throw ModelSetError(file: directory, problem: "not a folder (a model set is a folder with manifest.json, entropy.json, h_s.whm, g_s.whm)")
         }
-        func path(_ f: String) -> String { directory.hasSuffix("/") ? directory + f : directory + "/" + f }
-        func read(_ f: String, limit: Int) throws -> [UInt8] {
-            do { return try LocalFile.read(path(f), limit: limit) } catch let e as FileError {
-                throw ModelSetError(file: f, problem: "\(e)")
-            }
-        }
-        let manifest = try IntHyperManifest.parse(try read(IntHyperManifest.fileName, limit: 1 << 20))
+        let folder = ModelSetFolder(directory: directory)
+        let manifest = try IntHyperManifest.parse(try folder.read(IntHyperManifest.fileName, limit: 1 << 20))
         var names = IntHyperManifest.decoderFiles
         let hasAnalysis = manifest.files["g_a.whm"] != nil
         if needsAnalysis {
@@ -95,21 +90,8 @@ public struct IntHyperModelSet: Sendable {
             }
         }
         if needsAnalysis { names += IntHyperManifest.encoderFiles }
-        var bytes: [String: [UInt8]] = [:]
-        for f in names {
-            let b = try read(f, limit: f.hasSuffix(".json") ? IntHyperEntropyModel.maximumFileSize : ModelContainer.maxContainerSize)
-            let actual = SHA256.hex(b)
-            guard actual == manifest.files[f] else {
-                throw ModelSetError(file: f, problem: "SHA-256 is \(actual), manifest.json lists \(manifest.files[f] ?? "nothing"): "
-                    + "the file changed since the manifest was written")
-            }
-            bytes[f] = b
-        }
-        func graph(_ f: String) throws -> IntegerGraph {
-            do { return try ModelContainer.decode(bytes[f] ?? [], source: path(f)) } catch {
-                throw ModelSetError(file: f, problem: "\(error)")
-            }
-        }
+        let bytes = try folder.verified(names, hashes: manifest.files)
+        func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         let entropy = try IntHyperEntropyModel.parse(bytes[IntHyperEntropyModel.fileName] ?? [])
         let analysis = needsAnalysis ? Analysis(latent: try graph("g_a.whm"), hyper: try graph("h_a.whm"),
                                                   latentShift: manifest.analysisShift) : nil

@@ -53,4 +53,25 @@ enum JSONFile {
 
     /// A JSON string literal (the generator writes its files by hand, byte for byte).
     static func quoted(_ s: String) -> String { JSONCoding.quoted(s) }
+
+    /// A model set's manifest.json as the generators write it (int_hyper.md §2.1,
+    /// video_int_motion.md §2.1): fixed key order, `extraLines` (each "\n  \"key\": value,")
+    /// between version and files, the files in `names` order.
+    static func manifest(capability: String, formatVersion: Int, name: String, version: String, extraLines: String,
+                         names: [String], files: [String: String]) -> [UInt8] {
+        let list = names.map { "    \(quoted($0)): \(quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
+        let text = """
+            {
+              "capability": \(quoted(capability)),
+              "format_version": \(formatVersion),
+              "name": \(quoted(name)),
+              "version": \(quoted(version)),\(extraLines)
+              "files": {
+            \(list)
+              }
+            }
+
+            """
+        return Array(text.utf8)
+    }
 }

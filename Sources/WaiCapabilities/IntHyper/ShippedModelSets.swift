@@ -31,6 +31,21 @@ public enum ShippedModelSets {
         return nil
     }
 
+    /// The shipped wai.video.int_motion set (`samples/models/motion`,
+    /// docs/capabilities/video_int_motion.md §2), what `waihost decode` tries for a sequence
+    /// when no `--motion-model` is given.
+    public static func motionFolder(environment: [String: String]? = nil) throws -> String {
+        try root(environment) + "/motion"
+    }
+
+    /// The shipped int_motion set when a sequence's P-frames name its id, else nil.
+    public static func motionFolder(forID id: [UInt8], environment: [String: String]? = nil) throws -> String? {
+        let f = try motionFolder(environment: environment)
+        guard let bytes = try? LocalFile.read(f + "/" + MotionManifest.fileName, limit: 1 << 20),
+              let manifest = try? MotionManifest.parse(bytes) else { return nil }
+        return MotionManifest.modelSetID(fileHashes: manifest.files) == id ? f : nil
+    }
+
     static func root(_ environment: [String: String]?) throws -> String {
         let env = environment ?? Environment.current
         if let d = env["WAIHOST_MODEL_DIR"], !d.isEmpty { return d }

@@ -42,49 +42,23 @@ public struct MotionManifest: Equatable, Sendable {
     public static func parse(_ bytes: [UInt8]) throws -> MotionManifest {
         let file = fileName
         let f = try JSONFile.decode(File.self, bytes, file: file)
-        guard f.capability == MotionModelSet.capability else {
-            throw ModelSetError(file: file, location: "$.capability",
-                                problem: "\"\(f.capability)\" — this folder is not a \(MotionModelSet.capability) model set")
-        }
-        guard f.format_version == formatVersion else {
-            throw ModelSetError(file: file, location: "$.format_version",
-                                problem: "version \(f.format_version) is not supported (this host reads \(formatVersion))")
-        }
-        guard IntHyperManifest.isValidLabel(f.name, maximum: 64) else {
-            throw ModelSetError(file: file, location: "$.name", problem: "must be 1…64 characters of A–Z a–z 0–9 . _ -")
-        }
-        guard IntHyperManifest.isValidLabel(f.version, maximum: 32) else {
-            throw ModelSetError(file: file, location: "$.version", problem: "must be 1…32 characters of A–Z a–z 0–9 . _ -")
-        }
-        let known = decoderFiles + encoderFiles
-        for (name, hash) in f.files {
-            guard known.contains(name) else {
-                throw ModelSetError(file: file, location: "$.files", problem: "unknown file \"\(name)\" (a model set holds \(known.joined(separator: ", ")))")
-            }
-            guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-                throw ModelSetError(file: file, location: "$.files[\"\(name)\"]", problem: "not a lowercase hex SHA-256")
-            }
-        }
-        for name in decoderFiles where f.files[name] == nil {
-            throw ModelSetError(file: file, location: "$.files", problem: "does not list \(name), which every model set has")
-        }
-        let encoder = encoderFiles.filter { f.files[$0] != nil }
-        guard encoder.isEmpty || encoder.count == encoderFiles.count else {
-            throw ModelSetError(file: file, location: "$.files", problem: "lists \(encoder[0]) but not all of \(encoderFiles.joined(separator: ", "))")
-        }
+        let hasEncoder = try ModelSetManifestKeys(capability: MotionModelSet.capability, formatVersion: formatVersion,
+                                                  decoderFiles: decoderFiles, encoderFiles: encoderFiles)
+            .check(file: file, capability: f.capability, formatVersion: f.format_version, name: f.name, setVersion: f.version,
+                   files: f.files)
         var shifts: [Int] = []
         for (key, value) in [("motion_analysis_shift", f.motion_analysis_shift), ("residual_analysis_shift", f.residual_analysis_shift)] {
             let k = value ?? 0
             guard IntHyperManifest.analysisShiftRange.contains(k) else {
                 throw ModelSetError(file: file, location: "$.\(key)", problem: "\(k) is outside 0…15")
             }
-            guard k == 0 || !encoder.isEmpty else {
+            guard k == 0 || hasEncoder else {
                 throw ModelSetError(file: file, location: "$.\(key)", problem: "is \(k) but the set lists no encoder files it would apply to")
             }
             shifts.append(k)
         }
         if let s = f.motion_search {
-            guard !encoder.isEmpty else {
+            guard hasEncoder else {
                 throw ModelSetError(file: file, location: "$.motion_search", problem: "is given but the set lists no encoder files it would apply to")
             }
             try s.validate(file: file)
@@ -103,19 +77,7 @@ public struct MotionManifest: Equatable, Sendable {
             shiftLines += "\n  \"motion_search\": {\"dx_channel\": \(s.dxChannel), \"dy_channel\": \(s.dyChannel), "
                 + "\"steps_per_pixel\": \(s.stepsPerPixel), \"range\": \(s.range)},"
         }
-        let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
-        let text = """
-            {
-              "capability": \(JSONFile.quoted(MotionModelSet.capability)),
-              "format_version": \(Self.formatVersion),
-              "name": \(JSONFile.quoted(name)),
-              "version": \(JSONFile.quoted(version)),\(shiftLines)
-              "files": {
-            \(list)
-              }
-            }
-
-            """
-        return Array(text.utf8)
+        return JSONFile.manifest(capability: MotionModelSet.capability, formatVersion: Self.formatVersion, name: name, version: version,
+                                 extraLines: shiftLines, names: names, files: files)
     }
 }

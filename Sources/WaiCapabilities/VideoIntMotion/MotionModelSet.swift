@@ -49,7 +49,7 @@ public struct MotionModelSet: Sendable {
 
     public init(name: String, version: String, motion: SubCodec, residual: SubCodec, pSynth: IntegerGraph,
                 predict: IntegerGraph?, motionSearch: MotionSearch? = nil) throws {
-        guard IntHyperManifest.isValidLabel(name, maximum: 64), IntHyperManifest.isValidLabel(version, maximum: 32) else {
+        guard ModelSetManifestKeys.isValidLabel(name, maximum: 64), ModelSetManifestKeys.isValidLabel(version, maximum: 32) else {
             throw ModelSetError(file: MotionManifest.fileName, location: "$.name",
                                 problem: "name \"\(name)\" or version \"\(version)\" is not 1…64 (32) characters of A–Z a–z 0–9 . _ -")
         }
@@ -74,13 +74,8 @@ public struct MotionModelSet: Sendable {
             throw ModelSetError(file: directory, problem: "not a folder (a \(capability) model set is a folder with manifest.json, "
                 + MotionManifest.decoderFiles.joined(separator: ", ") + ")")
         }
-        func path(_ f: String) -> String { directory.hasSuffix("/") ? directory + f : directory + "/" + f }
-        func read(_ f: String, limit: Int) throws -> [UInt8] {
-            do { return try LocalFile.read(path(f), limit: limit) } catch let e as FileError {
-                throw ModelSetError(file: f, problem: "\(e)")
-            }
-        }
-        let manifest = try MotionManifest.parse(try read(MotionManifest.fileName, limit: 1 << 20))
+        let folder = ModelSetFolder(directory: directory)
+        let manifest = try MotionManifest.parse(try folder.read(MotionManifest.fileName, limit: 1 << 20))
         var names = MotionManifest.decoderFiles
         if needsAnalysis {
             guard manifest.files[MotionManifest.encoderFiles[0]] != nil else {
@@ -89,21 +84,8 @@ public struct MotionModelSet: Sendable {
             }
             names += MotionManifest.encoderFiles
         }
-        var bytes: [String: [UInt8]] = [:]
-        for f in names {
-            let b = try read(f, limit: f.hasSuffix(".json") ? IntHyperEntropyModel.maximumFileSize : ModelContainer.maxContainerSize)
-            let actual = SHA256.hex(b)
-            guard actual == manifest.files[f] else {
-                throw ModelSetError(file: f, problem: "SHA-256 is \(actual), manifest.json lists \(manifest.files[f] ?? "nothing"): "
-                    + "the file changed since the manifest was written")
-            }
-            bytes[f] = b
-        }
-        func graph(_ f: String) throws -> IntegerGraph {
-            do { return try ModelContainer.decode(bytes[f] ?? [], source: path(f)) } catch {
-                throw ModelSetError(file: f, problem: "\(error)")
-            }
-        }
+        let bytes = try folder.verified(names, hashes: manifest.files)
+        func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         func entropy(_ f: String) throws -> IntHyperEntropyModel {
             try IntHyperEntropyModel.parse(bytes[f] ?? [], file: f)
         }

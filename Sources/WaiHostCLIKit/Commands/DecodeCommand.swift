@@ -22,9 +22,9 @@ enum DecodeCommand: Command {
             output, e.g. into `ffmpeg -f yuv4mpegpipe -i -`) or to RGB8 frames (.rgb); the report gives \
             the frames, the rate, each frame's SHA-256 and the unit that decoded the sequence \
             (docs/capabilities/video_int_hyper.md §9). --frames A..B (0-based, both included) decodes \
-            only those frames, starting at the intra frame at or before A. A wai.video.int_motion sequence needs its motion model set, \
-            --motion-model DIR (docs/capabilities/video_int_motion.md §9); a wai.video.int_cond sequence its \
-            conditional model set, --cond-model DIR (docs/capabilities/video_int_cond.md §9).
+            only those frames, starting at the intra frame at or before A. A wai.video.int_motion sequence needs its motion model set: \
+            the shipped one when the sequence names it, else --motion-model DIR (docs/capabilities/video_int_motion.md §9); \
+            a wai.video.int_cond sequence its conditional model set, --cond-model DIR (docs/capabilities/video_int_cond.md §9).
             """,
         positionals: [PositionalSpec("IN", help: "the envelope or bare payload, or - for standard input",
                                      completion: .file(["wai", "payload"]))],

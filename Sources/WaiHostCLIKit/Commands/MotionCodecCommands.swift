@@ -86,12 +86,13 @@ enum MotionVideoDecode {
             }
             folder = shipped
         }
-        guard let motionModel else {
+        guard let motionFolder = try motionModel ?? ShippedModelSets.motionFolder(forID: p.motionModelSetID) else {
             throw UsageError("\(r.input) is a \(VideoIntMotionCodec.capability) sequence (P-frames made with model set "
-                + "\(Hex.encode(p.motionModelSetID))); give that set's folder with --motion-model DIR")
+                + "\(Hex.encode(p.motionModelSetID)), not the shipped \(try ShippedModelSets.motionFolder())); "
+                + "give that set's folder with --motion-model DIR")
         }
         let intra = try IntHyperModelSet.load(directory: folder)
-        let motion = try MotionModelSet.load(directory: motionModel)
+        let motion = try MotionModelSet.load(directory: motionFolder)
         let lower = r.output.lowercased()
         let rgb = lower.hasSuffix(".rgb")
         guard rgb || r.output == "-" || lower.hasSuffix(".y4m") else {

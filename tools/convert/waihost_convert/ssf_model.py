@@ -98,7 +98,7 @@ class ScaleSpaceFlow(nn.Module):
         y_r = self.residual_g_a(cur - pred)
         y_r_hat, lik_r = self.residual(y_r)
         x_hat = pred + self.residual_g_s(torch.cat((y_r_hat, y_m_hat), dim=1))
-        return {"x_hat": x_hat, "pred": pred, "likelihoods": lik_m + lik_r}
+        return {"x_hat": x_hat, "pred": pred, "flow": flow, "likelihoods": lik_m + lik_r}
 
     def aux_loss(self):
         return self.motion.entropy_bottleneck.loss() + self.residual.entropy_bottleneck.loss()
