@@ -33,55 +33,17 @@ public struct CondManifest: Equatable, Sendable {
     public static func parse(_ bytes: [UInt8]) throws -> CondManifest {
         let file = fileName
         let f = try JSONFile.decode(File.self, bytes, file: file)
-        guard f.capability == CondModelSet.capability else {
-            throw ModelSetError(file: file, location: "$.capability",
-                                problem: "\"\(f.capability)\" — this folder is not a \(CondModelSet.capability) model set")
-        }
-        guard f.format_version == formatVersion else {
-            throw ModelSetError(file: file, location: "$.format_version",
-                                problem: "version \(f.format_version) is not supported (this host reads \(formatVersion))")
-        }
-        guard IntHyperManifest.isValidLabel(f.name, maximum: 64) else {
-            throw ModelSetError(file: file, location: "$.name", problem: "must be 1…64 characters of A–Z a–z 0–9 . _ -")
-        }
-        guard IntHyperManifest.isValidLabel(f.version, maximum: 32) else {
-            throw ModelSetError(file: file, location: "$.version", problem: "must be 1…32 characters of A–Z a–z 0–9 . _ -")
-        }
-        let known = decoderFiles + encoderFiles
-        for (name, hash) in f.files {
-            guard known.contains(name) else {
-                throw ModelSetError(file: file, location: "$.files", problem: "unknown file \"\(name)\" (a model set holds \(known.joined(separator: ", ")))")
-            }
-            guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-                throw ModelSetError(file: file, location: "$.files[\"\(name)\"]", problem: "not a lowercase hex SHA-256")
-            }
-        }
-        for name in decoderFiles where f.files[name] == nil {
-            throw ModelSetError(file: file, location: "$.files", problem: "does not list \(name), which every model set has")
-        }
-        let encoder = encoderFiles.filter { f.files[$0] != nil }
-        guard encoder.isEmpty || encoder.count == encoderFiles.count else {
-            throw ModelSetError(file: file, location: "$.files", problem: "lists \(encoder[0]) but not all of \(encoderFiles.joined(separator: ", "))")
-        }
+        _ = try ModelSetManifestKeys(capability: CondModelSet.capability, formatVersion: formatVersion,
+                                     decoderFiles: decoderFiles, encoderFiles: encoderFiles)
+            .check(file: file, capability: f.capability, formatVersion: f.format_version, name: f.name, setVersion: f.version,
+                   files: f.files)
         return CondManifest(name: f.name, version: f.version, files: f.files)
     }
 
     /// The file's bytes as the generator writes them: fixed key order.
     public func serialized() -> [UInt8] {
         let names = (Self.decoderFiles + Self.encoderFiles).filter { files[$0] != nil }
-        let list = names.map { "    \(JSONFile.quoted($0)): \(JSONFile.quoted(files[$0] ?? ""))" }.joined(separator: ",\n")
-        let text = """
-            {
-              "capability": \(JSONFile.quoted(CondModelSet.capability)),
-              "format_version": \(Self.formatVersion),
-              "name": \(JSONFile.quoted(name)),
-              "version": \(JSONFile.quoted(version)),
-              "files": {
-            \(list)
-              }
-            }
-
-            """
-        return Array(text.utf8)
+        return JSONFile.manifest(capability: CondModelSet.capability, formatVersion: Self.formatVersion, name: name, version: version,
+                                 extraLines: "", names: names, files: files)
     }
 }

@@ -41,7 +41,7 @@ public struct CondModelSet: Sendable {
 
     public init(name: String, version: String, entropy: IntHyperEntropyModel, context: IntegerGraph, prior: IntegerGraph,
                 synthesis: IntegerGraph, analysis: Analysis?) throws {
-        guard IntHyperManifest.isValidLabel(name, maximum: 64), IntHyperManifest.isValidLabel(version, maximum: 32) else {
+        guard ModelSetManifestKeys.isValidLabel(name, maximum: 64), ModelSetManifestKeys.isValidLabel(version, maximum: 32) else {
             throw ModelSetError(file: CondManifest.fileName, location: "$.name",
                                 problem: "name \"\(name)\" or version \"\(version)\" is not 1…64 (32) characters of A–Z a–z 0–9 . _ -")
         }
@@ -67,13 +67,8 @@ public struct CondModelSet: Sendable {
             throw ModelSetError(file: directory, problem: "not a folder (a \(capability) model set is a folder with manifest.json, "
                 + CondManifest.decoderFiles.joined(separator: ", ") + ")")
         }
-        func path(_ f: String) -> String { directory.hasSuffix("/") ? directory + f : directory + "/" + f }
-        func read(_ f: String, limit: Int) throws -> [UInt8] {
-            do { return try LocalFile.read(path(f), limit: limit) } catch let e as FileError {
-                throw ModelSetError(file: f, problem: "\(e)")
-            }
-        }
-        let manifest = try CondManifest.parse(try read(CondManifest.fileName, limit: 1 << 20))
+        let folder = ModelSetFolder(directory: directory)
+        let manifest = try CondManifest.parse(try folder.read(CondManifest.fileName, limit: 1 << 20))
         var names = CondManifest.decoderFiles
         if needsAnalysis {
             guard manifest.files[CondManifest.encoderFiles[0]] != nil else {
@@ -82,21 +77,8 @@ public struct CondModelSet: Sendable {
             }
             names += CondManifest.encoderFiles
         }
-        var bytes: [String: [UInt8]] = [:]
-        for f in names {
-            let b = try read(f, limit: f.hasSuffix(".json") ? IntHyperEntropyModel.maximumFileSize : ModelContainer.maxContainerSize)
-            let actual = SHA256.hex(b)
-            guard actual == manifest.files[f] else {
-                throw ModelSetError(file: f, problem: "SHA-256 is \(actual), manifest.json lists \(manifest.files[f] ?? "nothing"): "
-                    + "the file changed since the manifest was written")
-            }
-            bytes[f] = b
-        }
-        func graph(_ f: String) throws -> IntegerGraph {
-            do { return try ModelContainer.decode(bytes[f] ?? [], source: path(f)) } catch {
-                throw ModelSetError(file: f, problem: "\(error)")
-            }
-        }
+        let bytes = try folder.verified(names, hashes: manifest.files)
+        func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         let analysis = needsAnalysis ? Analysis(latent: try graph("cond_g_a.whm"), hyper: try graph("cond_h_a.whm")) : nil
         return try CondModelSet(name: manifest.name, version: manifest.version, hashes: manifest.files,
                                 entropy: try IntHyperEntropyModel.parse(bytes["cond_entropy.json"] ?? [], file: "cond_entropy.json"),

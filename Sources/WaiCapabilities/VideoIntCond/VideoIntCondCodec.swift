@@ -7,11 +7,7 @@ public enum VideoIntCondCodec {
     public static let capability = CondModelSet.capability
     public static let defaultGOP = VideoIntMotionCodec.defaultGOP
 
-    public struct Opened: Sendable {
-        public var payload: VideoIntCondPayload
-        public var enveloped: Bool
-        public var inputBytes: Int
-    }
+    public typealias Opened = PredictiveVideoOpened<VideoIntCondPayload>
 
     public static func open(_ bytes: [UInt8]) throws -> Opened {
         let opened = try CapabilityRegistry.open(bytes, expecting: capability)
@@ -22,10 +18,7 @@ public enum VideoIntCondCodec {
         (try? CapabilityRegistry.open(bytes))?.capability == capability
     }
 
-    public struct Frame: Sendable {
-        public var frame: VideoIntHyperCodec.Frame
-        public var kind: VideoIntCondPayload.Kind
-    }
+    public typealias Frame = PredictiveVideoFrame
 
     /// One sequence's graphs at its frame size (§3): instantiated and verified once.
     struct Plan {

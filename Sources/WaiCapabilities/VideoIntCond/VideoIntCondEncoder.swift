@@ -3,14 +3,7 @@
 /// P-frames by cond_g_a and cond_h_a with the decoder's own cond_context, cond_prior and
 /// cond_synth, so each next reference is exactly the frame the decoder will have.
 extension VideoIntCondCodec {
-    public struct Encoded: Sendable {
-        public var bytes: [UInt8]
-        public var frameBytes: [Int]
-        /// Each frame's reconstruction: what the decoder gives (RGB8).
-        public var reconstructions: [RGB8Image]
-        /// The last graph run of each frame (g_s of an intra frame, cond_synth of a P-frame).
-        public var reports: [RunReport]
-    }
+    public typealias Encoded = PredictiveVideoEncoded
 
     /// cond_g_a and cond_h_a at the sequence's size.
     struct AnalysisPlan {

@@ -6,11 +6,7 @@ public enum VideoIntMotionCodec {
     public static let capability = MotionModelSet.capability
     public static let defaultGOP = 8
 
-    public struct Opened: Sendable {
-        public var payload: VideoIntMotionPayload
-        public var enveloped: Bool
-        public var inputBytes: Int
-    }
+    public typealias Opened = PredictiveVideoOpened<VideoIntMotionPayload>
 
     public static func open(_ bytes: [UInt8]) throws -> Opened {
         let opened = try CapabilityRegistry.open(bytes, expecting: capability)
@@ -21,10 +17,7 @@ public enum VideoIntMotionCodec {
         (try? CapabilityRegistry.open(bytes))?.capability == capability
     }
 
-    public struct Frame: Sendable {
-        public var frame: VideoIntHyperCodec.Frame
-        public var kind: VideoIntMotionPayload.Kind
-    }
+    public typealias Frame = PredictiveVideoFrame
 
     /// One sequence's graphs at its frame size (§3): instantiated and verified once.
     struct Plan {

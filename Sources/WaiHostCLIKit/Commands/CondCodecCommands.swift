@@ -9,124 +9,41 @@ enum CondVideoOptions {
                                             completion: .directory)
 }
 
-enum CondVideoEncode {
-    struct Summary: Encodable {
-        var capability: String
-        var output: String
-        var enveloped: Bool
-        var width: Int
-        var height: Int
-        var chroma: VideoChroma
-        var frameRate: Rational
-        var intraPeriod: Int
-        var frames: Int
-        var bytes: Int
-        var bitsPerPixel: Double
-        var frameBytes: [Int]
-        var modelSet: String
-        var condModelSet: String
-        var unit: UnitKind
-        var backend: String
-        var elapsedMs: Double
-        enum CodingKeys: String, CodingKey {
-            case capability, output, enveloped, width, height, chroma, frameRate = "frame_rate", intraPeriod = "intra_period", frames, bytes
-            case bitsPerPixel = "bits_per_pixel", frameBytes = "frame_bytes", modelSet = "model_set_id"
-            case condModelSet = "cond_model_set_id", unit, backend, elapsedMs = "elapsed_ms"
-        }
+/// int_cond's names and entry points; no conditional set is shipped, so decoding needs
+/// `--cond-model`.
+enum IntCondCLI: PredictiveVideoCLI {
+    static let capability = VideoIntCondCodec.capability
+    static let option = "cond-model"
+    static let summaryKey = "cond_model_set_id"
+    static let encodeLabel = "conditional model set"
+    static let decodeLabel = "conditional set"
+
+    static func load(_ folder: String, needsAnalysis: Bool) throws -> CondModelSet {
+        try CondModelSet.load(directory: folder, needsAnalysis: needsAnalysis)
     }
 
-    static func run(_ r: VideoEncode.Request, condFolder: String, gop: Int) throws -> Int32 {
-        let start = monotonicMilliseconds()
-        let intra = try IntHyperModelSet.load(directory: r.folder, needsAnalysis: true)
-        let cond = try CondModelSet.load(directory: condFolder, needsAnalysis: true)
-        let s = try VideoEncode.source(r)
-        try IntHyperSizeLimit.check(intra, width: s.width, height: s.height, encoding: true)
-        let range = r.frames ?? 0...(s.count - 1)
-        guard range.upperBound < s.count else {
-            throw UsageError("--frames \(range.lowerBound)..\(range.upperBound): \(r.input) has \(s.count) frames (0..\(s.count - 1))")
-        }
-        let host = BackendHost(configuration: r.configuration)
-        let runner = HostGraphRunner(host: host, selection: r.selection ?? host.configuration.defaultUnit)
-        let encoded = try VideoIntCondCodec.encode(count: range.count, frame: { try s.frame(range.lowerBound + $0) }, chroma: s.chroma,
-                                                   width: s.width, height: s.height, frameRate: s.rate, aspect: s.aspect, gop: gop,
-                                                   intraSet: intra, condSet: cond, runner: runner, envelope: !r.raw)
-        try ByteIO.write(encoded.bytes, to: r.output)
-        guard let first = encoded.reports.first else { throw CLIError(.failure, "\(r.input): no frame was encoded") }
-        let summary = Summary(capability: VideoIntCondCodec.capability, output: r.output, enveloped: !r.raw, width: s.width,
-                              height: s.height, chroma: s.chroma, frameRate: s.rate, intraPeriod: gop, frames: range.count,
-                              bytes: encoded.bytes.count,
-                              bitsPerPixel: Double(encoded.bytes.count * 8) / Double(s.width * s.height * range.count),
-                              frameBytes: encoded.frameBytes, modelSet: intra.idHex, condModelSet: cond.idHex, unit: first.unit,
-                              backend: first.backend, elapsedMs: monotonicMilliseconds() - start)
-        try CodecOptions.printEncodeSummary(summary, schema: .videoEncode, json: r.json, output: r.output, set: intra,
-                                            unit: summary.unit, backend: summary.backend, elapsedMs: summary.elapsedMs,
-                                            first: "\(r.output): \(r.raw ? "bare payload" : "WAI1 envelope") of \(VideoIntCondCodec.capability), "
-                                                + "\(range.count) frames of \(s.width)×\(s.height) \(s.chroma.rawValue) at \(s.rate) fps, GOP \(gop), "
-                                                + "\(summary.bytes) bytes (\(CodecOptions.ratio(summary.bitsPerPixel)) bpp); conditional model set \(cond.name) version \(cond.version), id \(cond.idHex)")
-        return ExitCode.ok
+    static func encode(count: Int, frame: (Int) throws -> RGB8Image, chroma: VideoChroma, width: Int, height: Int, frameRate: Rational,
+                       aspect: Rational, gop: Int, intraSet: IntHyperModelSet, set: CondModelSet, runner: GraphRunner,
+                       envelope: Bool) throws -> PredictiveVideoEncoded {
+        try VideoIntCondCodec.encode(count: count, frame: frame, chroma: chroma, width: width, height: height, frameRate: frameRate,
+                                         aspect: aspect, gop: gop, intraSet: intraSet, condSet: set, runner: runner, envelope: envelope)
     }
-}
 
-enum CondVideoDecode {
-    static func run(_ r: VideoDecode.Request, condModel: String?) throws -> Int32 {
-        let opened = try VideoIntCondCodec.open(r.bytes)
-        let p = opened.payload
-        let folder: String
-        if let model = r.model {
-            folder = model
-        } else {
-            guard let shipped = try ShippedModelSets.folder(forID: p.intraModelSetID) else {
-                throw ModelSetError(file: r.input, problem: "intra frames made with model set \(Hex.encode(p.intraModelSetID)), which is none of the shipped "
-                    + "sets (\(try ShippedModelSets.folders().joined(separator: ", "))); give its folder with --model DIR")
-            }
-            folder = shipped
-        }
-        guard let condModel else {
-            throw UsageError("\(r.input) is a \(VideoIntCondCodec.capability) sequence (P-frames made with model set "
-                + "\(Hex.encode(p.condModelSetID))); give that set's folder with --cond-model DIR")
-        }
-        let intra = try IntHyperModelSet.load(directory: folder)
-        let cond = try CondModelSet.load(directory: condModel)
-        let lower = r.output.lowercased()
-        let rgb = lower.hasSuffix(".rgb")
-        guard rgb || r.output == "-" || lower.hasSuffix(".y4m") else {
-            throw UsageError("-o \(r.output): a sequence decodes to OUT.y4m, OUT.rgb (RGB8 frames) or - (Y4M on standard output)")
-        }
-        let range = r.frames ?? 0...(p.frames.count - 1)
-        guard range.upperBound < p.frames.count else {
-            throw VideoIntCondPayloadError.frameRange(first: range.lowerBound, last: range.upperBound, frameCount: p.frames.count)
-        }
-        let host = BackendHost(configuration: r.configuration)
-        let selection = r.selection ?? host.configuration.defaultUnit
-        if selection != .reference { _ = try host.currentProbe() }
-        let header = Y4MHeader(width: p.width, height: p.height, frameRate: p.frameRate, aspect: p.aspect, chroma: p.chroma.y4m)
-        var sink = try FrameSink(path: r.output)
-        var report = VideoDecodeReport(opened, intraSet: intra, condSet: cond, range: range, output: r.output, outputFormat: rgb ? "rgb8" : "y4m")
-        var first: RunReport?
-        do {
-            if !rgb { try sink.write(header.serialized()) }
-            let decodeStart = monotonicMilliseconds()
-            try VideoIntCondCodec.decode(opened, intraSet: intra, condSet: cond, runner: HostGraphRunner(host: host, selection: selection),
-                                         frames: range) { frame in
-                try sink.write(rgb ? frame.frame.image.pixels : try Y4MWriter.frame(frame.frame.planes, header: header))
-                report.add(frame)
-                if first == nil { first = frame.frame.report }
-            }
-            report.finish(totalMs: monotonicMilliseconds() - decodeStart)
-            try sink.commit()
-        } catch {
-            sink.abandon()
-            throw error
-        }
-        if let path = r.reportPath { try ByteIO.write(Array((try JSON.text(report) + "\n").utf8), to: path) }
-        let emit: (String) -> Void = r.output == "-" ? Output.err : Output.out
-        guard let first else { throw CLIError(.failure, "\(r.input): no frame was decoded") }
-        if r.json {
-            emit(try JSON.report(Merged(base: report, extra: UnitIdentity(first)), schema: .videoDecode))
-        } else {
-            emit(VideoDecode.text(report) + "\nconditional set: \(cond.name) version \(cond.version)\nkinds:      "
-                + report.frames.map { $0.kind == .predicted ? "P" : "I" }.joined())
-        }
-        return ExitCode.ok
+    static func open(_ bytes: [UInt8]) throws -> VideoIntCondCodec.Opened { try VideoIntCondCodec.open(bytes) }
+    static func shippedFolder(forID id: [UInt8]) throws -> String? { nil }
+    static func notShipped() throws -> String { "" }
+
+    static func frameRangeError(first: Int, last: Int, frameCount: Int) -> Error {
+        VideoIntCondPayloadError.frameRange(first: first, last: last, frameCount: frameCount)
+    }
+
+    static func report(_ opened: VideoIntCondCodec.Opened, intraSet: IntHyperModelSet, set: CondModelSet, range: ClosedRange<Int>,
+                       output: String?, outputFormat: String) -> VideoDecodeReport {
+        VideoDecodeReport(opened, intraSet: intraSet, condSet: set, range: range, output: output, outputFormat: outputFormat)
+    }
+
+    static func decode(_ opened: VideoIntCondCodec.Opened, intraSet: IntHyperModelSet, set: CondModelSet, runner: GraphRunner,
+                       frames: ClosedRange<Int>, each: (PredictiveVideoFrame) throws -> Void) throws {
+        try VideoIntCondCodec.decode(opened, intraSet: intraSet, condSet: set, runner: runner, frames: frames, each: each)
     }
 }

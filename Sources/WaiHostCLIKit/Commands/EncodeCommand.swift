@@ -181,10 +181,10 @@ enum EncodeCommand: Command {
                                              frames: o.sequence?.frames, selection: o.selection,
                                              configuration: o.host.configuration())
             if let motion = o.motionModel {
-                return try MotionVideoEncode.run(request, motionFolder: motion, gop: o.gop ?? VideoIntMotionCodec.defaultGOP)
+                return try PredictiveVideoEncode.run(IntMotionCLI.self, request, folder: motion, gop: o.gop ?? VideoIntMotionCodec.defaultGOP)
             }
             if let cond = o.condModel {
-                return try CondVideoEncode.run(request, condFolder: cond, gop: o.gop ?? VideoIntCondCodec.defaultGOP)
+                return try PredictiveVideoEncode.run(IntCondCLI.self, request, folder: cond, gop: o.gop ?? VideoIntCondCodec.defaultGOP)
             }
             return try VideoEncode.run(request)
         }
