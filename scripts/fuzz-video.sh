@@ -4,8 +4,9 @@
 # payload (envelope, sequence header, frame index and the whole decode with the int_hyper
 # fuzz fixture's model set on the reference interpreter) and motion (the same for
 # wai.video.int_motion, docs/capabilities/video_int_motion.md §5–§6, with a seeded N = M = 4
-# motion set beside it).
-# Usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, both targets).
+# motion set beside it) and cond (the same for wai.video.int_cond,
+# docs/capabilities/video_int_cond.md §11, with a seeded N = M = 4 conditional set).
+# Usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, every target).
 # Harnesses: Tests/Fuzz/video/*Fuzz.swift, linked against the instrumented library layers
 # (scripts/fuzz-lib.sh); the seed corpora are written by
 # Tests/Fuzz/video/CorpusGenerator.swift. A crash leaves its input in
@@ -17,20 +18,20 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
-  echo "usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [y4m|payload|motion]..." >&2
+  echo "usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [y4m|payload|motion|cond]..." >&2
   exit 2
 fi
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(y4m payload motion)
+[ ${#targets[@]} -eq 0 ] && targets=(y4m payload motion cond)
 
 out=.build/fuzz-video
-mkdir -p "$out/artifacts" "$out/corpus/y4m" "$out/corpus/payload" "$out/corpus/motion"
+mkdir -p "$out/artifacts" "$out/corpus/y4m" "$out/corpus/payload" "$out/corpus/motion" "$out/corpus/cond"
 
 . scripts/fuzz-lib.sh
 fuzz_build_layers
 fuzz_link generator "$out/video-corpus" Tests/Fuzz/video/CorpusGenerator.swift Tests/Fuzz/payload/PayloadFixture.swift \
-  Tests/Fuzz/video/MotionFixture.swift
+  Tests/Fuzz/video/MotionFixture.swift Tests/Fuzz/video/CondFixture.swift
 ASAN_OPTIONS=detect_leaks=0 "$out/video-corpus" "$out/corpus" >/dev/null
 
 status=0
@@ -39,7 +40,8 @@ for target in "${targets[@]}"; do
     y4m)     sources=(Tests/Fuzz/video/Y4MFuzz.swift) ;;
     payload) sources=(Tests/Fuzz/video/VideoPayloadFuzz.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
     motion)  sources=(Tests/Fuzz/video/MotionPayloadFuzz.swift Tests/Fuzz/video/MotionFixture.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
-    *) echo "unknown fuzz target '$target' (y4m, payload, motion)" >&2; exit 2 ;;
+    cond)    sources=(Tests/Fuzz/video/CondPayloadFuzz.swift Tests/Fuzz/video/CondFixture.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
+    *) echo "unknown fuzz target '$target' (y4m, payload, motion, cond)" >&2; exit 2 ;;
   esac
   binary="$out/$target-fuzz"
   fuzz_link harness "$binary" "${sources[@]}" Tests/Fuzz/Shared/FuzzInput.swift

@@ -15,6 +15,8 @@ public enum CapabilityRegistry {
               summary: "intra-only video: every frame an int_hyper picture, Y4M (BT.601 4:2:0 or 4:4:4) or RGB8 output"),
         Entry(name: MotionModelSet.capability, payloadMagic: VideoIntMotionPayload.magic,
               summary: "motion-compensated video (scale-space flow): int_hyper intra frames, warped P-frames, Y4M or RGB8 output"),
+        Entry(name: CondModelSet.capability, payloadMagic: VideoIntCondPayload.magic,
+              summary: "conditional video (DCVC-style temporal context): int_hyper intra frames, P-frames decoded from the previous frame's features, Y4M or RGB8 output"),
     ]
 
     public static var names: [String] { entries.map(\.name) }

@@ -233,7 +233,7 @@ final class IntHyperPayloadTests: XCTestCase {
         let bare = try IntHyperTestSupport.read(samples + "/odd-45x29.payload")
         let synth = try Envelope.encode(capability: "wai.neural.int_synth", payload: bare)
         XCTAssertThrowsError(try IntHyperCodec.decode(synth, modelSet: set, runner: runner)) { e in
-            XCTAssertEqual(e as? CapabilityError, .unsupported(capability: "wai.neural.int_synth", supported: ["wai.neural.int_hyper", "wai.video.int_hyper", "wai.video.int_motion"]))
+            XCTAssertEqual(e as? CapabilityError, .unsupported(capability: "wai.neural.int_synth", supported: ["wai.neural.int_hyper", "wai.video.int_hyper", "wai.video.int_motion", "wai.video.int_cond"]))
         }
         XCTAssertThrowsError(try IntHyperCodec.decode([], modelSet: set, runner: runner)) { e in
             XCTAssertTrue("\(e)".contains("empty"), "\(e)")

@@ -150,7 +150,9 @@ enum LayerCalibration {
     static func run(_ l: ModelLayer, stopAtAccumulator: Bool, input: TensorValue?, interval: Interval) throws
         -> (TensorValue, Interval) {
         var b = GraphBuilder()
-        let shape = input?.shape ?? Shape(l.cin, 1, 1)
+        // Without data any size gives the same interval (integer-ops.md §5); the kernel's own
+        // size is one every layer accepts (a 4×4 unpadded one needs 4×4).
+        let shape = input?.shape ?? Shape(l.cin, l.kernel, l.kernel)
         let x = b.input("x", shape, storage: storage(interval), interval: interval)
         var layer = l
         if stopAtAccumulator { layer.requantize = nil }

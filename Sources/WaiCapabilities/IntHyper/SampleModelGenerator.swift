@@ -212,12 +212,13 @@ public enum SampleModelGenerator {
 
     /// Inverse GDN that is exactly the identity on the carriers (β = 2^20, γ row 0:
     /// isqrt = 1024, out_shift 10) and a mild random expansion elsewhere; γ rows sum to
-    /// about 1024, which keeps the output narrow for inputs in ±2048.
-    static func inverseGDN(channels c: Int, _ rng: inout SplitMix64) -> InverseGDNParams {
+    /// about 1024, which keeps the output narrow for inputs in ±2048. `identity` channels from
+    /// the first are the identity (the carriers; int_cond's context has 48, video_int_cond.md §8).
+    static func inverseGDN(channels c: Int, identity: Int = carriers, _ rng: inout SplitMix64) -> InverseGDNParams {
         let gmax = max(1, 2048 / c)
         var beta = [Int32](repeating: 1 << 20, count: c)
         var gamma = [Int32](repeating: 0, count: c * c)
-        for o in carriers..<c {
+        for o in min(identity, c)..<c {
             beta[o] = Int32(rng.int(1 << 19, 1 << 21))
             for k in 0..<c { gamma[o * c + k] = Int32(rng.int(0, Int64(gmax))) }
         }

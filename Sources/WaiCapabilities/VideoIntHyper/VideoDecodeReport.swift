@@ -13,7 +13,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         public var pictureBytes: Int
         public var backend: String
         public var device: String
-        /// wai.video.int_motion (docs/capabilities/video_int_motion.md §9): intra or predicted; absent otherwise.
+        /// wai.video.int_motion and wai.video.int_cond (their §9): intra or predicted; absent otherwise.
         public var kind: VideoIntMotionPayload.Kind?
         enum CodingKeys: String, CodingKey {
             case index, time, sha256, rgbSHA256 = "rgb_sha256", pictureBytes = "picture_bytes", backend, device, kind
@@ -55,6 +55,8 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     public var modelSet: IntHyperDecodeReport.ModelSetInfo
     /// wai.video.int_motion: the P-frames' model set (video_int_motion.md §9); absent otherwise.
     public var motionModelSet: IntHyperDecodeReport.ModelSetInfo?
+    /// wai.video.int_cond: the P-frames' model set (video_int_cond.md §9); absent otherwise.
+    public var condModelSet: IntHyperDecodeReport.ModelSetInfo?
     /// The unit that decoded the sequence: the one that made the first decoded frame; nil
     /// only until `add` is given a frame.
     public var unit: UnitKind?
@@ -78,7 +80,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case capability, enveloped, width, height, chroma, frameRate = "frame_rate", fps, intraPeriod = "intra_period"
         case frameCount = "frame_count", firstFrame = "first_frame", lastFrame = "last_frame", modelSet = "model_set"
-        case motionModelSet = "motion_model_set"
+        case motionModelSet = "motion_model_set", condModelSet = "cond_model_set"
         case unit, backend, device, driver, dispatch, reason, rank, units, inputBytes = "input_bytes", output
         case outputFormat = "output_format", y4mChroma = "y4m_chroma", frames, timings
     }
@@ -94,6 +96,7 @@ public struct VideoDecodeReport: Codable, Sendable, Equatable {
         frameCount = p.frames.count; firstFrame = range.lowerBound; lastFrame = range.upperBound
         self.modelSet = .init(name: modelSet.name, version: modelSet.version, id: modelSet.idHex)
         motionModelSet = nil
+        condModelSet = nil
         unit = nil; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
         units = []
         inputBytes = opened.inputBytes

@@ -66,102 +66,27 @@ public struct VideoIntHyperPayload: Equatable, Sendable {
         bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
     }
 
+    /// VIH §4's header with one model-set id; every frame intra (intra period 1).
+    static let layout = VideoSequenceHeader.Layout(
+        magic: magic, idFields: ["model_set_id"],
+        periodProblem: { $0 == 1 ? nil : "is \($0); every frame of wai.video.int_hyper is intra, so it must be 1" },
+        kindProblem: { _, kind, _ in
+            kind == VideoFrameKind.intra.rawValue ? nil : "is \(kind); 1 (intra) is the only kind in wai.video.int_hyper"
+        })
+
     /// A payload from a sequence's description and its frames' int_hyper pictures.
     public static func make(chroma: VideoChroma, width: Int, height: Int, frameRate: Rational, aspect: Rational,
                             modelSetID: [UInt8], pictures: [[UInt8]]) -> [UInt8] {
-        var out = magic
-        out += [version, 0, chroma.code, matrixBT601Limited]
-        le(&out, width, 2); le(&out, height, 2)
-        le(&out, frameRate.numerator, 4); le(&out, frameRate.denominator, 4)
-        le(&out, aspect.numerator, 4); le(&out, aspect.denominator, 4)
-        le(&out, 1, 4)   // intra period
-        le(&out, pictures.count, 4)
-        out += modelSetID
-        var offset = headerSize + indexEntrySize * pictures.count
-        for p in pictures {
-            le(&out, offset, 8); le(&out, p.count, 4)
-            out += [VideoFrameKind.intra.rawValue, 0, 0, 0]
-            offset += p.count
-        }
-        for p in pictures { out += p }
-        return out
+        VideoSequenceHeader.make(layout, chroma: chroma, width: width, height: height, frameRate: frameRate, aspect: aspect,
+                                 intraPeriod: 1, modelSetIDs: [modelSetID],
+                                 frames: pictures.map { (kind: VideoFrameKind.intra.rawValue, bytes: $0) })
     }
 
     public static func parse(_ bytes: [UInt8]) throws -> VideoIntHyperPayload {
-        var r = FieldReader(bytes) { VideoPayloadError.truncated(field: $0, offset: $1, needed: $2, available: $3) }
-        let m = try r.take(4, "magic")
-        guard m.elementsEqual(magic) else { throw VideoPayloadError.badMagic(found: Array(m)) }
-        let v = try r.u8("version")
-        guard v == version else { throw VideoPayloadError.unsupportedVersion(v) }
-        func invalid(_ field: String, _ offset: Int, _ problem: String) -> VideoPayloadError {
-            .invalidField(field: field, offset: offset, problem: problem)
-        }
-        let flags = try r.u8("flags")
-        guard flags == 0 else { throw invalid("flags", 5, "is \(flags), must be 0") }
-        let code = try r.u8("chroma")
-        guard let chroma = VideoChroma(code: code) else { throw invalid("chroma", 6, "is \(code); 0 (rgb), 1 (yuv420) or 2 (yuv444)") }
-        let matrix = try r.u8("matrix")
-        guard matrix == matrixBT601Limited else { throw invalid("matrix", 7, "is \(matrix); 1 (BT.601 limited range) is the only one") }
-        let width = try r.uint("width", 2), height = try r.uint("height", 2)
-        guard width >= 1 else { throw invalid("width", 8, "is 0; 1…65535 allowed") }
-        guard height >= 1 else { throw invalid("height", 10, "is 0; 1…65535 allowed") }
-        let rn = try r.uint("frame_rate_numerator", 4), rd = try r.uint("frame_rate_denominator", 4)
-        for (field, offset, value) in [("frame_rate_numerator", 12, rn), ("frame_rate_denominator", 16, rd)]
-        where !(1...Rational.maximumTerm).contains(value) {
-            throw invalid(field, offset, "is \(value); 1…\(Rational.maximumTerm) allowed")
-        }
-        let an = try r.uint("aspect_numerator", 4), ad = try r.uint("aspect_denominator", 4)
-        guard an <= Rational.maximumTerm, ad <= Rational.maximumTerm, (an == 0) == (ad == 0) else {
-            throw invalid("aspect_numerator", 20, "with aspect_denominator is \(an):\(ad); both in 1…\(Rational.maximumTerm), or 0:0 (unknown)")
-        }
-        let period = try r.uint("intra_period", 4)
-        guard period == 1 else { throw invalid("intra_period", 28, "is \(period); every frame of wai.video.int_hyper is intra, so it must be 1") }
-        let count = try r.uint("frame_count", 4)
-        guard (1...maximumFrames).contains(count) else { throw invalid("frame_count", 32, "is \(count); 1…\(maximumFrames) allowed") }
-        let id = Array(try r.take(32, "model_set_id"))
-        // Checked before the index is read or anything sized by the count is kept.
-        let indexEnd = headerSize + indexEntrySize * count
-        guard indexEnd <= bytes.count else {
-            throw VideoPayloadError.truncated(field: "frame index", offset: headerSize, needed: indexEntrySize * count,
-                                              available: bytes.count - headerSize)
-        }
-        var frames: [Frame] = []
-        frames.reserveCapacity(count)
-        var expected = indexEnd
-        for i in 0..<count {
-            let entry = r.offset
-            let offset = try r.uint("frame index", 8), length = try r.uint("frame index", 4)
-            let kind = try r.u8("frame index")
-            let reserved = try r.take(3, "frame index")
-            guard offset == expected else {
-                throw VideoPayloadError.invalidIndexEntry(frame: i, field: "offset", offset: entry,
-                                                          problem: "is \(offset); the frame must start at byte \(expected), where the \(i == 0 ? "index" : "previous frame") ends")
-            }
-            guard length >= 1 else {
-                throw VideoPayloadError.invalidIndexEntry(frame: i, field: "length", offset: entry + 8, problem: "is 0")
-            }
-            guard length <= bytes.count - offset else {
-                throw VideoPayloadError.invalidIndexEntry(frame: i, field: "length", offset: entry + 8,
-                                                          problem: "is \(length); only \(bytes.count - offset) bytes follow byte \(offset)")
-            }
-            guard let k = VideoFrameKind(rawValue: kind) else {
-                throw VideoPayloadError.invalidIndexEntry(frame: i, field: "kind", offset: entry + 12,
-                                                          problem: "is \(kind); 1 (intra) is the only kind in wai.video.int_hyper")
-            }
-            guard reserved.allSatisfy({ $0 == 0 }) else {
-                throw VideoPayloadError.invalidIndexEntry(frame: i, field: "reserved", offset: entry + 13, problem: "must be 0")
-            }
-            frames.append(Frame(kind: k, range: offset..<(offset + length)))
-            expected = offset + length
-        }
-        guard expected == bytes.count else {
-            throw VideoPayloadError.trailingBytes(count: bytes.count - expected, offset: expected)
-        }
-        return VideoIntHyperPayload(chroma: chroma, width: width, height: height, frameRate: Rational(rn, rd),
-                                    aspect: Rational(an, ad), intraPeriod: period, modelSetID: id, frames: frames, bytes: bytes)
-    }
-
-    private static func le(_ out: inout [UInt8], _ v: Int, _ n: Int) {
-        for i in 0..<n { out.append(UInt8(truncatingIfNeeded: v >> (8 * i))) }
+        let h: VideoSequenceHeader
+        do { h = try VideoSequenceHeader.parse(bytes, layout) } catch let e as VideoSequenceHeaderError { throw VideoPayloadError(e) }
+        return VideoIntHyperPayload(chroma: h.chroma, width: h.width, height: h.height, frameRate: h.frameRate, aspect: h.aspect,
+                                    intraPeriod: h.intraPeriod, modelSetID: h.modelSetIDs[0],
+                                    frames: h.frames.map { Frame(kind: .intra, range: $0.range) }, bytes: bytes)
     }
 }

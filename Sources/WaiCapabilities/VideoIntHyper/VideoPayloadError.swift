@@ -1,7 +1,7 @@
 /// Why a `wai.video.int_hyper` payload was refused (docs/capabilities/video_int_hyper.md §3–§4):
 /// each case names the field and its byte offset in the payload, and the frame number when
 /// the problem is in one frame's index entry or picture.
-public enum VideoPayloadError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum VideoPayloadError: Error, Equatable, Sendable, CustomStringConvertible, VideoSequenceHeaderRefusal {
     case badMagic(found: [UInt8])
     case unsupportedVersion(UInt8)
     case invalidField(field: String, offset: Int, problem: String)
@@ -18,27 +18,27 @@ public enum VideoPayloadError: Error, Equatable, Sendable, CustomStringConvertib
     case modelSetMismatch(payload: String, modelSet: String, name: String, version: String)
 
     public var description: String {
+        typealias W = VideoSequenceHeaderWords
         let p = "video int_hyper payload: "
         switch self {
         case let .badMagic(found):
-            return p + "magic is \(Hex.spaced(found)), "
-                + "expected 89 56 49 48 — not a wai.video.int_hyper payload"
+            return p + W.badMagic(found, expected: VideoIntHyperPayload.magic, capability: VideoIntHyperCodec.capability)
         case let .unsupportedVersion(v):
-            return p + "version \(v) is not supported (this host reads version \(VideoIntHyperPayload.version))"
+            return p + W.unsupportedVersion(v, reads: VideoIntHyperPayload.version)
         case let .invalidField(field, offset, problem):
-            return p + "\(field) (byte \(offset)) \(problem)"
+            return p + W.invalidField(field, offset: offset, problem: problem)
         case let .truncated(field, offset, needed, available):
-            return p + "truncated in \(field) at byte \(offset): \(needed) bytes needed, \(available) left"
+            return p + W.truncated(field, offset: offset, needed: needed, available: available)
         case let .invalidIndexEntry(frame, field, offset, problem):
-            return p + "frame \(frame): index entry \(field) (byte \(offset)) \(problem)"
+            return p + W.invalidIndexEntry(frame: frame, field: field, offset: offset, problem: problem)
         case let .trailingBytes(count, offset):
-            return p + "\(count) bytes after the last frame (from byte \(offset))"
+            return p + W.trailingBytes(count, offset: offset)
         case let .frameMismatch(frame, offset, problem):
             return p + "frame \(frame) (picture at byte \(offset)): \(problem)"
         case let .framePicture(frame, offset, error):
             return p + "frame \(frame) (picture at byte \(offset)): \(error)"
         case let .frameRange(first, last, count):
-            return "frames \(first)..\(last) are not inside the sequence's \(count) frames (0..\(count - 1))"
+            return W.frameRange(first: first, last: last, frameCount: count)
         case let .modelSetMismatch(payload, modelSet, name, version):
             return p + "made with model set \(payload), but the model set given is '\(name)' version \(version) "
                 + "with id \(modelSet); decode it with the model set it was encoded with"

@@ -6,11 +6,7 @@ public enum VideoIntMotionCodec {
     public static let capability = MotionModelSet.capability
     public static let defaultGOP = 8
 
-    public struct Opened: Sendable {
-        public var payload: VideoIntMotionPayload
-        public var enveloped: Bool
-        public var inputBytes: Int
-    }
+    public typealias Opened = PredictiveVideoOpened<VideoIntMotionPayload>
 
     public static func open(_ bytes: [UInt8]) throws -> Opened {
         let opened = try CapabilityRegistry.open(bytes, expecting: capability)
@@ -21,10 +17,7 @@ public enum VideoIntMotionCodec {
         (try? CapabilityRegistry.open(bytes))?.capability == capability
     }
 
-    public struct Frame: Sendable {
-        public var frame: VideoIntHyperCodec.Frame
-        public var kind: VideoIntMotionPayload.Kind
-    }
+    public typealias Frame = PredictiveVideoFrame
 
     /// One sequence's graphs at its frame size (§3): instantiated and verified once.
     struct Plan {
@@ -187,9 +180,9 @@ public enum VideoIntMotionCodec {
     }
 
     /// The top-left W × H of p_synth's (or predict's) planar output as RGB8 rows.
-    static func frameImage(_ outputs: [TensorValue], width: Int, height: Int) throws -> RGB8Image {
+    static func frameImage(_ outputs: [TensorValue], width: Int, height: Int, graph: String = "p_synth") throws -> RGB8Image {
         guard let t = outputs.first, t.shape.channels == 3, t.shape.height >= height, t.shape.width >= width else {
-            throw TilingError.badOutput(graph: "p_synth", reason: "the unit returned no 3-channel frame of at least \(width)×\(height)")
+            throw TilingError.badOutput(graph: graph, reason: "the unit returned no 3-channel frame of at least \(width)×\(height)")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         let (h, w) = (t.shape.height, t.shape.width)

@@ -3,14 +3,7 @@
 /// reference), P-frames by the analysis graphs, predict and the decoder's own h_s and
 /// p_synth, so each next reference is exactly the frame the decoder will have.
 extension VideoIntMotionCodec {
-    public struct Encoded: Sendable {
-        public var bytes: [UInt8]
-        public var frameBytes: [Int]
-        /// Each frame's reconstruction: what the decoder gives (RGB8).
-        public var reconstructions: [RGB8Image]
-        /// The last graph run of each frame (g_s of an intra frame, p_synth of a P-frame).
-        public var reports: [RunReport]
-    }
+    public typealias Encoded = PredictiveVideoEncoded
 
     public static func encode(count: Int, frame: (Int) throws -> RGB8Image, chroma: VideoChroma, width: Int, height: Int,
                               frameRate: Rational, aspect: Rational, gop: Int, intraSet: IntHyperModelSet, motionSet: MotionModelSet,

@@ -3,26 +3,7 @@
 extension VideoDecodeReport {
     public init(_ opened: VideoIntMotionCodec.Opened, intraSet: IntHyperModelSet, motionSet: MotionModelSet, range: ClosedRange<Int>,
                 output: String?, outputFormat: String) {
-        let p = opened.payload
-        capability = VideoIntMotionCodec.capability
-        enveloped = opened.enveloped
-        width = p.width; height = p.height; chroma = p.chroma
-        frameRate = p.frameRate; fps = p.frameRate.value; intraPeriod = p.gop
-        frameCount = p.frames.count; firstFrame = range.lowerBound; lastFrame = range.upperBound
-        modelSet = .init(name: intraSet.name, version: intraSet.version, id: intraSet.idHex)
-        motionModelSet = .init(name: motionSet.name, version: motionSet.version, id: motionSet.idHex)
-        unit = nil; backend = ""; device = ""; driver = ""; dispatch = nil; reason = ""; rank = nil
-        units = []
-        inputBytes = opened.inputBytes
-        self.output = output
-        self.outputFormat = outputFormat
-        y4mChroma = "C" + p.chroma.y4m.rawValue
-        frames = []
-        timings = Timings(entropyMs: 0, graphMs: 0, colorMs: 0, totalMs: 0, framesPerSecond: 0)
-    }
-
-    public mutating func add(_ f: VideoIntMotionCodec.Frame) {
-        add(f.frame)
-        frames[frames.count - 1].kind = f.kind
+        self.init(opened, capability: VideoIntMotionCodec.capability, intraSet: intraSet, motionSet: motionSet, condSet: nil,
+                  range: range, output: output, outputFormat: outputFormat)
     }
 }

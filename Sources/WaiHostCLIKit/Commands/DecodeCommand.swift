@@ -23,7 +23,8 @@ enum DecodeCommand: Command {
             the frames, the rate, each frame's SHA-256 and the unit that decoded the sequence \
             (docs/capabilities/video_int_hyper.md §9). --frames A..B (0-based, both included) decodes \
             only those frames, starting at the intra frame at or before A. A wai.video.int_motion sequence needs its motion model set: \
-            the shipped one when the sequence names it, else --motion-model DIR (docs/capabilities/video_int_motion.md §9).
+            the shipped one when the sequence names it, else --motion-model DIR (docs/capabilities/video_int_motion.md §9); \
+            a wai.video.int_cond sequence its conditional model set, --cond-model DIR (docs/capabilities/video_int_cond.md §9).
             """,
         positionals: [PositionalSpec("IN", help: "the envelope or bare payload, or - for standard input",
                                      completion: .file(["wai", "payload"]))],
@@ -36,6 +37,7 @@ enum DecodeCommand: Command {
                    completion: .file(["png", "rgb"])),
             VideoCodecOptions.frames,
             MotionVideoOptions.motionModel,
+            CondVideoOptions.condModel,
         ] + CodecOptions.configuredSelectionOptions + [
             .value("report", "FILE", help: "also write the report as JSON to FILE (- for standard output, unless the picture goes there)", completion: .file(["json"])),
             CommonOptions.json,
@@ -51,6 +53,7 @@ enum DecodeCommand: Command {
         var report: String?
         var frames: ClosedRange<Int>?
         var motionModel: String?
+        var condModel: String?
         /// nil: the configured default unit (waihost.conf), else best.
         var selection: UnitSelection?
         var json: Bool
@@ -66,7 +69,8 @@ enum DecodeCommand: Command {
         }
         if p.value("report") == "-", out == "-" { throw p.error("--report - and -o - would both write standard output") }
         return Options(input: p.positionals[0], model: p.value("model"), output: out, compare: p.value("compare"),
-                       report: p.value("report"), frames: try VideoCodecOptions.frames(p), motionModel: p.value("motion-model"), selection: try CodecOptions.selection(p),
+                       report: p.value("report"), frames: try VideoCodecOptions.frames(p), motionModel: p.value("motion-model"),
+                       condModel: p.value("cond-model"), selection: try CodecOptions.selection(p),
                        json: p.flag("json"), quiet: p.flag("quiet"), host: try HostOptions(p))
     }
 
@@ -81,11 +85,19 @@ enum DecodeCommand: Command {
         // A motion-compensated sequence (docs/capabilities/video_int_motion.md §9).
         if VideoIntMotionCodec.isVideo(bytes) {
             guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
-            return try MotionVideoDecode.run(.init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,
+            return try PredictiveVideoDecode.run(IntMotionCLI.self, .init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,
                                                    reportPath: reportPath, json: json, selection: o.selection,
-                                                   configuration: o.host.configuration()), motionModel: o.motionModel)
+                                                   configuration: o.host.configuration()), setFolder: o.motionModel)
         }
         if o.motionModel != nil { throw UsageError("--motion-model is for wai.video.int_motion sequences; \(input) is not one") }
+        // A conditionally coded sequence (docs/capabilities/video_int_cond.md §9).
+        if VideoIntCondCodec.isVideo(bytes) {
+            guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
+            return try PredictiveVideoDecode.run(IntCondCLI.self, .init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,
+                                                 reportPath: reportPath, json: json, selection: o.selection,
+                                                 configuration: o.host.configuration()), setFolder: o.condModel)
+        }
+        if o.condModel != nil { throw UsageError("--cond-model is for wai.video.int_cond sequences; \(input) is not one") }
         if VideoIntHyperCodec.isVideo(bytes) {
             guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
             return try VideoDecode.run(.init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,

@@ -22,7 +22,9 @@ enum EncodeCommand: Command {
             or .rgb frames with --fps is a sequence: every frame becomes an int_hyper picture in a \
             wai.video.int_hyper payload (docs/capabilities/video_int_hyper.md §8); with --motion-model DIR \
             a wai.video.int_motion one: an intra frame every --gop G frames, P-frames predicted from the \
-            previous decoded frame (docs/capabilities/video_int_motion.md §7).
+            previous decoded frame (docs/capabilities/video_int_motion.md §7); with --cond-model DIR a \
+            wai.video.int_cond one: P-frames coded conditionally on features of the previous decoded \
+            frame (docs/capabilities/video_int_cond.md §7).
             """,
         positionals: [PositionalSpec("PICTURE", help: "the picture: .png, .rgb (with --size) or - for standard input; a sequence: .y4m, - (Y4M), or .rgb frames with --size and --fps",
                                      completion: .file(["png", "rgb", "y4m"]))],
@@ -37,9 +39,9 @@ enum EncodeCommand: Command {
             .value("payload-version", "V", help: "2 (default): lane streams, decoded on every core; 1: one serial stream per latent, for older decoders. The same picture either way.",
                    completion: .words(["1", "2"])),
             VideoCodecOptions.fps, VideoCodecOptions.chroma, VideoCodecOptions.frames,
-            MotionVideoOptions.motionModel, MotionVideoOptions.gop,
+            MotionVideoOptions.motionModel, CondVideoOptions.condModel, MotionVideoOptions.gop,
         ] + CodecOptions.configuredSelectionOptions + [CommonOptions.json, CommonOptions.quiet] + HostOptions.options,
-        exclusive: [["quality", "model"], ["unit", "backend"]],
+        exclusive: [["quality", "model"], ["unit", "backend"], ["motion-model", "cond-model"]],
         notes: """
             A picture too large for the model set's graphs, or a PNG whose header needs more than the \
             decoder's memory bound, is refused from its header, before its pixels are decoded; the message \
@@ -77,6 +79,8 @@ enum EncodeCommand: Command {
         /// wai.video.int_motion (docs/capabilities/video_int_motion.md §9): its model set and GOP.
         var motionModel: String?
         var gop: Int?
+        /// wai.video.int_cond (docs/capabilities/video_int_cond.md §9): its model set (the GOP is --gop's).
+        var condModel: String?
     }
 
     static func options(_ p: ParsedArguments) throws(UsageError) -> Options {
@@ -100,9 +104,12 @@ enum EncodeCommand: Command {
         }
         let fps = try VideoCodecOptions.rate(p), chroma = try VideoCodecOptions.chroma(p)
         let frames = try VideoCodecOptions.frames(p)
-        let motionModel = p.value("motion-model"), gop = try MotionVideoOptions.gop(p)
-        if gop != nil, motionModel == nil { throw p.error("--gop is for wai.video.int_motion sequences: give --motion-model DIR") }
+        let motionModel = p.value("motion-model"), condModel = p.value("cond-model"), gop = try MotionVideoOptions.gop(p)
+        if gop != nil, motionModel == nil, condModel == nil {
+            throw p.error("--gop is for wai.video.int_motion and wai.video.int_cond sequences: give --motion-model DIR or --cond-model DIR")
+        }
         if motionModel != nil, format == .png { throw p.error("--motion-model encodes a sequence; \(input) is a PNG picture") }
+        if condModel != nil, format == .png { throw p.error("--cond-model encodes a sequence; \(input) is a PNG picture") }
         var sequence: Options.SequenceOptions?
         if format == .y4m || fps != nil || chroma != nil || frames != nil {
             // docs/capabilities/video_int_hyper.md §8: Y4M carries size, rate and chroma in its header.
@@ -125,7 +132,7 @@ enum EncodeCommand: Command {
                        quality: try p.int("quality", in: ShippedModelSets.qualities), output: out, raw: raw,
                        size: size, payloadVersion: version ?? IntHyperPayload.defaultVersion, sequence: sequence,
                        selection: try CodecOptions.selection(p), json: p.flag("json"),
-                       quiet: p.flag("quiet"), host: try HostOptions(p), motionModel: motionModel, gop: gop)
+                       quiet: p.flag("quiet"), host: try HostOptions(p), motionModel: motionModel, gop: gop, condModel: condModel)
     }
 
     struct Summary: Encodable {
@@ -174,11 +181,15 @@ enum EncodeCommand: Command {
                                              frames: o.sequence?.frames, selection: o.selection,
                                              configuration: o.host.configuration())
             if let motion = o.motionModel {
-                return try MotionVideoEncode.run(request, motionFolder: motion, gop: o.gop ?? VideoIntMotionCodec.defaultGOP)
+                return try PredictiveVideoEncode.run(IntMotionCLI.self, request, folder: motion, gop: o.gop ?? VideoIntMotionCodec.defaultGOP)
+            }
+            if let cond = o.condModel {
+                return try PredictiveVideoEncode.run(IntCondCLI.self, request, folder: cond, gop: o.gop ?? VideoIntCondCodec.defaultGOP)
             }
             return try VideoEncode.run(request)
         }
         if o.motionModel != nil { throw UsageError("--motion-model encodes a sequence; \(input) is a picture") }
+        if o.condModel != nil { throw UsageError("--cond-model encodes a sequence; \(input) is a picture") }
         // With -o - standard error carries the summary: no progress lines in it.
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
         let start = monotonicMilliseconds()

@@ -4,7 +4,7 @@ import WaiHost
 enum MakeModelCommand: Command {
     static let spec = CommandSpec(
         name: "make-model",
-        summary: "generate a seeded int_hyper or int_motion model set (same seed, same bytes)",
+        summary: "generate a seeded model set: int_hyper, int_motion or int_cond",
         description: """
             Writes a wai.neural.int_hyper model set into DIR (created if missing): manifest.json, \
             entropy.json, h_s.whm, g_s.whm and the analysis side g_a.whm, h_a.whm. N is the channel count of \
@@ -13,7 +13,9 @@ enum MakeModelCommand: Command {
             It is not a trained codec: decoded pictures are soft versions of the input \
             (docs/capabilities/int_hyper.md §7). With --capability wai.video.int_motion it writes a motion \
             model set instead: both sub-codecs with N and M, p_synth and the encoder's graphs \
-            (docs/capabilities/video_int_motion.md §8).
+            (docs/capabilities/video_int_motion.md §8); with --capability wai.video.int_cond a conditional \
+            model set: cond_context, cond_prior, cond_synth and the encoder's cond_g_a, cond_h_a with N and M \
+            (docs/capabilities/video_int_cond.md §8).
             """,
         options: [
             .value("seed", "S", help: "generator seed (an unsigned 64-bit integer)", required: true),
@@ -22,11 +24,13 @@ enum MakeModelCommand: Command {
             .value("output", short: "o", "DIR", help: "output folder", completion: .directory, required: true),
             .value("name", "NAME", help: "model-set name (default int-hyper-sS-nN-mM)"),
             .value("version", "V", help: "model-set version (default 1)"),
-            .value("capability", "NAME", help: "wai.neural.int_hyper (default) or wai.video.int_motion (docs/capabilities/video_int_motion.md §8: both sub-codecs with N and M)",
-                   completion: .words([IntHyperModelSet.capability, MotionModelSet.capability])),
+            .value("capability", "NAME", help: "wai.neural.int_hyper (default), wai.video.int_motion (docs/capabilities/video_int_motion.md §8: both sub-codecs with N and M) or wai.video.int_cond (docs/capabilities/video_int_cond.md §8)",
+                   completion: .words(capabilities)),
             CommonOptions.json,
             CommonOptions.quiet,
         ])
+
+    static let capabilities = [IntHyperModelSet.capability, MotionModelSet.capability, CondModelSet.capability]
 
     struct Options: Equatable {
         var seed: UInt64
@@ -35,8 +39,8 @@ enum MakeModelCommand: Command {
         var output: String
         var name: String?
         var version: String
-        /// True: a wai.video.int_motion set (video_int_motion.md §8).
-        var motion: Bool
+        /// wai.neural.int_hyper, wai.video.int_motion (video_int_motion.md §8) or wai.video.int_cond (video_int_cond.md §8).
+        var capability: String
         var json: Bool
         var quiet: Bool
     }
@@ -47,11 +51,11 @@ enum MakeModelCommand: Command {
             throw p.error("needs --seed, --n, --m and -o")   // the table requires them; kept for the types
         }
         let capability = p.value("capability") ?? IntHyperModelSet.capability
-        guard [IntHyperModelSet.capability, MotionModelSet.capability].contains(capability) else {
-            throw p.error("--capability is \(IntHyperModelSet.capability) or \(MotionModelSet.capability), not '\(capability)'")
+        guard capabilities.contains(capability) else {
+            throw p.error("--capability is \(capabilities.dropLast().joined(separator: ", ")) or \(CondModelSet.capability), not '\(capability)'")
         }
         return Options(seed: seed, n: n, m: m, output: out, name: p.value("name"), version: p.value("version") ?? "1",
-                       motion: capability == MotionModelSet.capability, json: p.flag("json"), quiet: p.flag("quiet"))
+                       capability: capability, json: p.flag("json"), quiet: p.flag("quiet"))
     }
 
     struct Summary: Encodable {
@@ -73,7 +77,12 @@ enum MakeModelCommand: Command {
         let progress = Progress(enabled: !o.quiet)
         progress.begin("generating model set (seed \(o.seed), N = \(o.n), M = \(o.m))")
         let (name, version, id, folderFiles): (String, String, String, [(name: String, bytes: [UInt8])])
-        if o.motion {
+        if o.capability == CondModelSet.capability {
+            let set = try CondModelGenerator.generate(seed: o.seed, n: o.n, m: o.m, name: o.name, version: o.version)
+            progress.begin("writing \(o.output)")
+            try set.write(to: o.output)
+            (name, version, id, folderFiles) = (set.name, set.version, set.idHex, set.files())
+        } else if o.capability == MotionModelSet.capability {
             let set = try MotionModelGenerator.generate(seed: o.seed, n: o.n, m: o.m, name: o.name, version: o.version)
             progress.begin("writing \(o.output)")
             try set.write(to: o.output)

@@ -1,6 +1,7 @@
 // Writes the seed corpora for scripts/fuzz-video.sh: Y4M streams (4:2:0 and 4:4:4, odd
 // sizes) into DIR/y4m and wai.video.int_hyper payloads of the fuzz fixture's model set
-// (bare and enveloped) into DIR/payload. Usage: video-corpus DIR.
+// (bare and enveloped) into DIR/payload, int_motion's into DIR/motion and int_cond's into
+// DIR/cond. Usage: video-corpus DIR.
 
 // The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
 @testable import WaiSupport
@@ -54,6 +55,21 @@ struct VideoCorpusGenerator {
                                                            frameRate: Rational(25, 1), aspect: Rational(0, 0), gop: 2, intraSet: set,
                                                            motionSet: motion, runner: ReferenceRunner(), envelope: envelope)
                     try LocalFile.write(e.bytes, to: "\(dir)/motion/\(w)x\(h)\(envelope ? ".wai" : ".payload")")
+                }
+                n += 2
+            }
+            // wai.video.int_cond (target cond): GOP 2; 70×65 has a 2×2 hyper-latent.
+            let cond = try CondFixture.modelSet()
+            for (w, h) in [(3, 2), (16, 8), (70, 65)] {
+                let frames = try (0..<3).map { k in
+                    let f = try SamplePicture.make(width: w + 2 * k, height: h)
+                    return try RGB8Image(width: w, height: h, pixels: (0..<h).flatMap { Array(f.pixels[($0 * f.width * 3)..<($0 * f.width * 3 + w * 3)]) })
+                }
+                for envelope in [false, true] {
+                    let e = try VideoIntCondCodec.encode(count: 3, frame: { frames[$0] }, chroma: .yuv420, width: w, height: h,
+                                                         frameRate: Rational(25, 1), aspect: Rational(0, 0), gop: 2, intraSet: set,
+                                                         condSet: cond, runner: ReferenceRunner(), envelope: envelope)
+                    try LocalFile.write(e.bytes, to: "\(dir)/cond/\(w)x\(h)\(envelope ? ".wai" : ".payload")")
                 }
                 n += 2
             }
