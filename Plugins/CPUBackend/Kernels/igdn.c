@@ -41,6 +41,7 @@ struct cpuk_igdn {
     int32_t *amx_bias;         /* beta tiles [ob16][16][16] */
     int32_t *amx_scratch;      /* per thread: squares hi/lo [nq][STRIP] each, n [32][STRIP], 512 */
     size_t amx_scratch_words;
+    int n_small;               /* every n <= 32766^2 (cpuk_epi_igdn.n_small) */
 };
 
 void cpuk_igdn_destroy(cpuk_igdn *g) {
@@ -98,6 +99,18 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads,
     int64_t sqhi = (m * m) >> d->square_shift;
     int gamma16 = 1;
     for (size_t i = 0; i < (size_t)d->c * d->c; i++) if (d->gamma[i] > INT16_MAX) gamma16 = 0;
+    /* The largest n over the channels, as the certificate's inverse_gdn rule bounds it
+     * (docs/integer-ops.md §5): beta + sum of gamma times the largest square. */
+    int64_t nhi = 0;
+    for (int o = 0; o < d->c; o++) {
+        int64_t v = d->beta[o] < 0 ? INT64_MAX / 2 : d->beta[o];
+        for (int k = 0; k < d->c && v <= INT32_MAX; k++) {
+            const int32_t gm = d->gamma[(size_t)o * d->c + k];
+            v += gm < 0 ? INT64_MAX / 2 : (int64_t)gm * sqhi;
+        }
+        if (v > nhi) nhi = v;
+    }
+    g->n_small = nhi <= (int64_t)32766 * 32766;
     g->isa = cpuk_vector_isa(isa);
     g->amx_kind = -1;
     g->mode = (sqhi <= INT16_MAX && gamma16) ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
@@ -225,6 +238,7 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void
             e.post = g->post[o];
             e.out = g->out_bits == 16 ? (void *)((int16_t *)g->run_out + at) : (void *)((int32_t *)g->run_out + at);
             e.out_bits = g->out_bits;
+            e.n_small = g->n_small;
             if (g->isa == CPUK_ISA_AVX512) cpuk_epi_igdn_avx512(&e);
             else if (g->isa == CPUK_ISA_AVX2) cpuk_epi_igdn_avx2(&e);
             else cpuk_epi_igdn_generic(&e);
@@ -318,6 +332,7 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len, const int1
             e.post = g->post[o];
             e.out = g->out_bits == 16 ? (void *)((int16_t *)g->run_out + at) : (void *)((int32_t *)g->run_out + at);
             e.out_bits = g->out_bits;
+            e.n_small = g->n_small;
             cpuk_epi_igdn_avx512(&e);
         }
     }

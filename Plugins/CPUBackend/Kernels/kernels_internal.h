@@ -143,6 +143,7 @@ typedef struct cpuk_epi_igdn {
     int kind;
     cpuk_post_ch post;
     void *out; int out_bits;
+    int n_small;              /* n <= 32766^2 is certified: isqrt(n) + 1 fits int16 */
 } cpuk_epi_igdn;
 
 void cpuk_epi_igdn_generic(const cpuk_epi_igdn *e);
