@@ -182,11 +182,13 @@ static void square_pairs_isa(cpuk_isa isa, int32_t *d, const int16_t *a, const i
     square_pairs_generic(d, a, b, len, q);
 }
 
+static void vec_products(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs,
+                         const int32_t *sq, size_t sq_stride);
+
 /* Positions p0 .. p0+len-1 (len <= STRIP) on the vector path. */
 /* in: channel 0 of the input at position p0 (in_bits wide), channel ch xs values further. */
 static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs) {
     int32_t *sq = g->scratch + (size_t)tid * g->scratch_words;
-    int32_t *nbuf = sq + (size_t)g->ncp * STRIP;
     for (int cp = 0; cp < g->ncp; cp++) {
         int32_t *dst = sq + (size_t)cp * STRIP;
         if (g->mode == CPUK_MODE_PAIR16) {
@@ -206,6 +208,14 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void
         }
         for (int n = len; n < STRIP; n++) dst[n] = 0;
     }
+    vec_products(g, tid, p0, len, in, xs, sq, STRIP);
+}
+
+/* The 1x1 convolution of the packed squares (channel pair cp's at sq + cp * sq_stride) and
+ * the epilogue, positions p0 .. p0+len-1 (len <= STRIP). */
+static void vec_products(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs,
+                         const int32_t *sq, size_t sq_stride) {
+    int32_t *nbuf = g->scratch + (size_t)tid * g->scratch_words + (size_t)g->ncp * STRIP;
     static const ptrdiff_t zero_off[1] = { 0 };
     const int nb = (len + CPUK_BLK - 1) / CPUK_BLK;
     for (int ob = 0; ob < g->nob; ob++) {
@@ -215,7 +225,7 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void
         a.tap_off = zero_off;
         a.ntaps = 1;
         a.ncp = g->ncp;
-        a.cp_stride = STRIP;
+        a.cp_stride = (ptrdiff_t)sq_stride;
         a.w = g->w + (size_t)ob * CPUK_OCB * g->ncp;
         a.bias = g->beta + ob * CPUK_OCB;
         a.ldo = STRIP;
@@ -386,6 +396,18 @@ void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t cou
         const int len = left < STRIP ? (int)left : STRIP;
         if (g->amx_kind >= 0) amx_span(g, tid, p, len, rows + (p - p0), stride);
         else vec_span(g, tid, p, len, rows + (p - p0), stride);
+    }
+}
+
+int cpuk_igdn_pair_squares(const cpuk_igdn *g) {
+    return g->amx_kind < 0 && g->isa == CPUK_ISA_AVX512 && g->mode == CPUK_MODE_PAIR16 && g->in_bits == 16 ? g->q : -1;
+}
+
+void cpuk_igdn_positions_sq(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
+                            size_t stride, const int32_t *sq, size_t sq_stride) {
+    for (size_t p = p0; p < p0 + count; p += STRIP) {
+        const size_t left = p0 + count - p;
+        vec_products(g, tid, p, left < STRIP ? (int)left : STRIP, rows + (p - p0), stride, sq + (p - p0), sq_stride);
     }
 }
 

@@ -159,12 +159,26 @@ I512 void store16(void *out, int bits, int at, int n, __m512i v) {
     else _mm512_mask_storeu_epi32((int32_t *)out + at, m, v);
 }
 
-I512 void epi_conv(const cpuk_epi_row *e, const int kind) {
+/* The squares of n <= 16 output values v (columns at ...) into their halves of e->sq (see
+ * cpuk_epi_row): v fits int16, so with the high half cleared vpmaddwd of the lane with itself
+ * is exactly v*v; the shift is logical, as v*v >= 0; the result fits the half (the inverse
+ * GDN's int16 pair mode: every square <= 32767). */
+I512 void store_sq(const cpuk_epi_row *e, int at, int n, __m512i v) {
+    const __m512i vz = _mm512_and_si512(v, _mm512_set1_epi32(0xffff));
+    __m512i s = _mm512_srl_epi32(_mm512_madd_epi16(vz, vz), _mm_cvtsi32_si128(e->sq_q));
+    __mmask32 m = (__mmask32)0x55555555u;
+    if (e->sq_hi) { s = _mm512_slli_epi32(s, 16); m = (__mmask32)0xAAAAAAAAu; }
+    if (n < 16) m &= (__mmask32)((1u << (2 * n)) - 1);
+    _mm512_mask_storeu_epi16((void *)(e->sq + at), m, s);
+}
+
+I512 void epi_conv(const cpuk_epi_row *e, const int kind, const int SQ) {
     if (e->nph == 1 && e->step == 1 && e->base[0] == 0 && e->count[0] == e->wo) {
         const int32_t *src = e->src[0];
         for (int j = 0; j < e->wo; j += 16) {
             __m512i v = post16(_mm512_loadu_si512((const void *)(src + j)), kind, &e->post);
             store16(e->out, e->out_bits, j, e->wo - j, v);
+            if (SQ) store_sq(e, j, e->wo - j < 16 ? e->wo - j : 16, v);
         }
         return;
     }
@@ -180,8 +194,19 @@ I512 void epi_conv(const cpuk_epi_row *e, const int kind) {
         const __m512i hi = post16(_mm512_permutex2var_epi32(a, hi_idx, b), kind, &e->post);
         const int j = 2 * n;
         store16(e->out, e->out_bits, j, e->wo - j, lo);
-        if (e->wo - j > 16) store16(e->out, e->out_bits, j + 16, e->wo - j - 16, hi);
+        if (SQ) store_sq(e, j, e->wo - j < 16 ? e->wo - j : 16, lo);
+        if (e->wo - j > 16) {
+            store16(e->out, e->out_bits, j + 16, e->wo - j - 16, hi);
+            if (SQ) store_sq(e, j + 16, e->wo - j - 16 < 16 ? e->wo - j - 16 : 16, hi);
+        }
     }
+}
+
+/* The squares of an int16 output row the plain C epilogue wrote. */
+static void sq_from_row(const cpuk_epi_row *e) {
+    const int16_t *o = e->out;
+    int16_t *h = (int16_t *)(void *)e->sq;
+    for (int j = 0; j < e->wo; j++) h[2 * j + e->sq_hi] = (int16_t)((uint32_t)(o[j] * o[j]) >> e->sq_q);
 }
 
 T512 void cpuk_epi_conv_avx512(const cpuk_epi_row *e) {
@@ -189,11 +214,16 @@ T512 void cpuk_epi_conv_avx512(const cpuk_epi_row *e) {
     const int pairs = e->nph == 2 && e->step == 2 && e->base[0] + e->base[1] == 1 &&
                       e->count[e->base[0] == 0 ? 0 : 1] == (e->wo + 1) / 2 &&
                       e->count[e->base[0] == 0 ? 1 : 0] == e->wo / 2;
-    if (!dense && !pairs) { cpuk_epi_conv_generic(e); return; }
+    if (!dense && !pairs) {
+        cpuk_epi_conv_generic(e);
+        if (e->sq) sq_from_row(e);
+        return;
+    }
+    const int sq = e->sq != NULL;
     switch (e->kind) {
-    case CPUK_POST_REQUANTIZE: epi_conv(e, CPUK_POST_REQUANTIZE); break;
-    case CPUK_POST_CLAMP: epi_conv(e, CPUK_POST_CLAMP); break;
-    default: epi_conv(e, CPUK_POST_NONE); break;
+    case CPUK_POST_REQUANTIZE: if (sq) epi_conv(e, CPUK_POST_REQUANTIZE, 1); else epi_conv(e, CPUK_POST_REQUANTIZE, 0); break;
+    case CPUK_POST_CLAMP: if (sq) epi_conv(e, CPUK_POST_CLAMP, 1); else epi_conv(e, CPUK_POST_CLAMP, 0); break;
+    default: if (sq) epi_conv(e, CPUK_POST_NONE, 1); else epi_conv(e, CPUK_POST_NONE, 0); break;
     }
 }
 
