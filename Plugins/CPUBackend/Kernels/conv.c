@@ -126,7 +126,15 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
     plan_axis(&c->ay, d->transposed, d->h, d->kh, d->stride, d->pad, d->output_pad, d->ho, 0);
     plan_axis(&c->ax, d->transposed, d->w, d->kw, d->stride, d->pad, d->output_pad, d->wo, 1);
     c->macs = c->ay.pairs * c->ax.pairs * (uint64_t)d->cin * (uint64_t)d->cout;
-    c->wp = c->ax.padded_len;
+    /* Left padding widened so that offset 0 starts a 64-byte line in every packed row, and
+     * rows a whole number of lines long: the loads at that offset are then never split
+     * across lines. Extra padding columns are zero like the rest, never read as outputs. */
+    {
+        const int shift = (CPUK_BLK - c->ax.pad_lo % CPUK_BLK) % CPUK_BLK;
+        c->ax.pad_lo += shift;
+        c->ax.padded_len += shift;
+    }
+    c->wp = round16(c->ax.padded_len);
     c->row_words = (size_t)c->ncp * c->wp;
 
     int maxcount = 0;
