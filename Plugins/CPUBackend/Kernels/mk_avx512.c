@@ -172,7 +172,12 @@ I512 void store_sq(const cpuk_epi_row *e, int at, int n, __m512i v) {
     _mm512_mask_storeu_epi16((void *)(e->sq + at), m, s);
 }
 
-I512 void epi_conv(const cpuk_epi_row *e, const int kind, const int SQ) {
+/* Both epilogues work on a local copy of their descriptor: through the pointer, every
+ * store to the output could alias it, and the compiler reloaded the post-op's constants and
+ * the bounds after each store (4K-aliased reloads stalled behind the stores). */
+I512 void epi_conv(const cpuk_epi_row *desc, const int kind, const int SQ) {
+    const cpuk_epi_row copy = *desc;
+    const cpuk_epi_row *e = &copy;
     if (e->nph == 1 && e->step == 1 && e->base[0] == 0 && e->count[0] == e->wo) {
         const int32_t *src = e->src[0];
         for (int j = 0; j < e->wo; j += 16) {
@@ -245,7 +250,9 @@ I512 __m512i isqrt16(__m512i n, const int SMALL) {
 
 /* With SMALL, r <= 32766: x * r is one vpmaddwd of the sign-extended x (low half x, high
  * half its sign) with r (high half zero), exactly x*r. */
-I512 void epi_igdn(const cpuk_epi_igdn *e, const int kind, const int SMALL) {
+I512 void epi_igdn(const cpuk_epi_igdn *desc, const int kind, const int SMALL) {
+    const cpuk_epi_igdn copy = *desc;
+    const cpuk_epi_igdn *e = &copy;
     const __m512i rnd = _mm512_set1_epi32(cpuk_rnd_const(e->out_shift));
     const __m512i sh = _mm512_set1_epi32(e->out_shift);
     for (int i = 0; i < e->count; i += 16) {
