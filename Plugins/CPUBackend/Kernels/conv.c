@@ -101,6 +101,7 @@ void cpuk_conv_destroy(cpuk_conv *c) {
     cpuk_conv_destroy(c->phased);
     cpuk_free(c->phased_out);
     cpuk_free(c->fused_rows);
+    cpuk_free(c->fused_sq);
     if (c->ph) for (int i = 0; i < c->ay.nphases * c->ax.nphases; i++) cpuk_free(c->ph[i].w);
     free(c->ph);
     cpuk_free(c->ring);
@@ -125,7 +126,15 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
     plan_axis(&c->ay, d->transposed, d->h, d->kh, d->stride, d->pad, d->output_pad, d->ho, 0);
     plan_axis(&c->ax, d->transposed, d->w, d->kw, d->stride, d->pad, d->output_pad, d->wo, 1);
     c->macs = c->ay.pairs * c->ax.pairs * (uint64_t)d->cin * (uint64_t)d->cout;
-    c->wp = c->ax.padded_len;
+    /* Left padding widened so that offset 0 starts a 64-byte line in every packed row, and
+     * rows a whole number of lines long: the loads at that offset are then never split
+     * across lines. Extra padding columns are zero like the rest, never read as outputs. */
+    {
+        const int shift = (CPUK_BLK - c->ax.pad_lo % CPUK_BLK) % CPUK_BLK;
+        c->ax.pad_lo += shift;
+        c->ax.padded_len += shift;
+    }
+    c->wp = round16(c->ax.padded_len);
     c->row_words = (size_t)c->ncp * c->wp;
 
     int maxcount = 0;
@@ -223,7 +232,12 @@ cpuk_conv *cpuk_conv_create(const cpuk_conv_desc *d, cpuk_isa isa, int nthreads,
     c->ring = cpuk_alloc(c->ring_words * c->nthreads * sizeof(int32_t));
     if (d->out_bits == 16 && isa == CPUK_ISA_AVX512) {
         c->fused_rows = cpuk_alloc((size_t)c->nthreads * d->cout * d->wo * sizeof(int16_t));
-        if (!c->fused_rows) {
+        /* Zero-filled: words past wo and the high halves of an odd channel count are never
+         * written, so they stay the zero squares the inverse GDN expects there. */
+        c->sq_stride = (size_t)round16(d->wo);
+        c->fused_sq_words = (size_t)((d->cout + 1) / 2) * c->sq_stride;
+        c->fused_sq = cpuk_alloc((size_t)c->nthreads * c->fused_sq_words * sizeof(int32_t));
+        if (!c->fused_rows || !c->fused_sq) {
             cpuk_set_err(err, cap, "out of memory for a conv's output rows");
             cpuk_conv_destroy(c);
             return NULL;
@@ -384,11 +398,17 @@ static void compute_row(const cpuk_conv *c, int tid, const int32_t *ring, int i)
             }
         }
     }
+    /* A fused inverse GDN that squares int16 pairs gets them from this epilogue, while the
+     * row's values are in registers, instead of reading the row back to square it. */
+    const int sq_q = c->next && c->fused_sq ? cpuk_igdn_pair_squares(c->next) : -1;
     for (int ob = 0; ob < c->nob; ob++) {
         const int ocb = c->cout - ob * CPUK_OCB < CPUK_OCB ? c->cout - ob * CPUK_OCB : CPUK_OCB;
         for (int oi = 0; oi < ocb; oi++) {
             const int o = ob * CPUK_OCB + oi;
             cpuk_epi_row e;
+            e.sq = sq_q >= 0 ? c->fused_sq + (size_t)tid * c->fused_sq_words + (size_t)(o / 2) * c->sq_stride : NULL;
+            e.sq_hi = o & 1;
+            e.sq_q = sq_q;
             e.nph = nphx;
             e.step = c->ax.step;
             for (int px = 0; px < nphx; px++) {
@@ -422,6 +442,7 @@ static void band_task(void *ctx, int tid, size_t task) {
     const int i1 = (int)((size_t)c->ho * (task + 1) / (size_t)c->nbands);
     int packed_hi = -(1 << 30);
     const int tiles = c->next && cpuk_igdn_uses_tiles(c->next);
+    const int sq_q = c->next && c->fused_sq ? cpuk_igdn_pair_squares(c->next) : -1;
     if (tiles) cpuk_amx_tiles_on();
     for (int i = i0; i < i1; i++) {
         const row_window *wnd = &c->win[c->row_phase[i]];
@@ -432,7 +453,11 @@ static void band_task(void *ctx, int tid, size_t task) {
             if (hi > packed_hi) packed_hi = hi;
         }
         compute_row(c, tid, ring, i);
-        if (c->next && c->fused_rows)
+        if (c->next && c->fused_rows && sq_q >= 0)
+            cpuk_igdn_positions_sq(c->next, tid, (size_t)i * c->wo, (size_t)c->wo,
+                                   c->fused_rows + (size_t)tid * c->cout * c->wo, (size_t)c->wo,
+                                   c->fused_sq + (size_t)tid * c->fused_sq_words, c->sq_stride);
+        else if (c->next && c->fused_rows)
             cpuk_igdn_positions_rows(c->next, tid, (size_t)i * c->wo, (size_t)c->wo,
                                      c->fused_rows + (size_t)tid * c->cout * c->wo, (size_t)c->wo);
         else if (c->next) cpuk_igdn_positions(c->next, tid, (size_t)i * c->wo, (size_t)c->wo);

@@ -468,6 +468,8 @@ static void amx_row(const cpuk_conv *c, int tid, const int32_t *ring_a, const in
         for (int o = ob * 16; o < oc_end; o++) {
             const int oi = o - ob * 16;
             cpuk_epi_row e;
+            e.sq = NULL;
+            e.sq_hi = e.sq_q = 0;
             e.nph = nphx;
             e.step = c->ax.step;
             for (int px = 0; px < nphx; px++) {

@@ -75,6 +75,8 @@ struct cpuk_conv {
     void *phased_out;          /* the stride-1 conv's output, cout*s*s x ho/s x wo/s */
     int phased_s;
     int16_t *fused_rows;       /* vector path, per thread [cout][wo]: a fused run's output row */
+    int32_t *fused_sq;         /* AVX-512, per thread [(cout+1)/2][sq_stride]: its squares (cpuk_epi_row.sq) */
+    size_t sq_stride, fused_sq_words;
     xpair_phase *xp;           /* set: [y-phase], both x-phases per call (AVX-512, int16 pairs) */
 };
 

@@ -41,6 +41,7 @@ struct cpuk_igdn {
     int32_t *amx_bias;         /* beta tiles [ob16][16][16] */
     int32_t *amx_scratch;      /* per thread: squares hi/lo [nq][STRIP] each, n [32][STRIP], 512 */
     size_t amx_scratch_words;
+    int n_small;               /* every n <= 32766^2 (cpuk_epi_igdn.n_small) */
 };
 
 void cpuk_igdn_destroy(cpuk_igdn *g) {
@@ -98,6 +99,18 @@ cpuk_igdn *cpuk_igdn_create(const cpuk_igdn_desc *d, cpuk_isa isa, int nthreads,
     int64_t sqhi = (m * m) >> d->square_shift;
     int gamma16 = 1;
     for (size_t i = 0; i < (size_t)d->c * d->c; i++) if (d->gamma[i] > INT16_MAX) gamma16 = 0;
+    /* The largest n over the channels, as the certificate's inverse_gdn rule bounds it
+     * (docs/integer-ops.md §5): beta + sum of gamma times the largest square. */
+    int64_t nhi = 0;
+    for (int o = 0; o < d->c; o++) {
+        int64_t v = d->beta[o] < 0 ? INT64_MAX / 2 : d->beta[o];
+        for (int k = 0; k < d->c && v <= INT32_MAX; k++) {
+            const int32_t gm = d->gamma[(size_t)o * d->c + k];
+            v += gm < 0 ? INT64_MAX / 2 : (int64_t)gm * sqhi;
+        }
+        if (v > nhi) nhi = v;
+    }
+    g->n_small = nhi <= (int64_t)32766 * 32766;
     g->isa = cpuk_vector_isa(isa);
     g->amx_kind = -1;
     g->mode = (sqhi <= INT16_MAX && gamma16) ? CPUK_MODE_PAIR16 : CPUK_MODE_I32;
@@ -169,11 +182,13 @@ static void square_pairs_isa(cpuk_isa isa, int32_t *d, const int16_t *a, const i
     square_pairs_generic(d, a, b, len, q);
 }
 
+static void vec_products(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs,
+                         const int32_t *sq, size_t sq_stride);
+
 /* Positions p0 .. p0+len-1 (len <= STRIP) on the vector path. */
 /* in: channel 0 of the input at position p0 (in_bits wide), channel ch xs values further. */
 static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs) {
     int32_t *sq = g->scratch + (size_t)tid * g->scratch_words;
-    int32_t *nbuf = sq + (size_t)g->ncp * STRIP;
     for (int cp = 0; cp < g->ncp; cp++) {
         int32_t *dst = sq + (size_t)cp * STRIP;
         if (g->mode == CPUK_MODE_PAIR16) {
@@ -193,6 +208,14 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void
         }
         for (int n = len; n < STRIP; n++) dst[n] = 0;
     }
+    vec_products(g, tid, p0, len, in, xs, sq, STRIP);
+}
+
+/* The 1x1 convolution of the packed squares (channel pair cp's at sq + cp * sq_stride) and
+ * the epilogue, positions p0 .. p0+len-1 (len <= STRIP). */
+static void vec_products(const cpuk_igdn *g, int tid, size_t p0, int len, const void *in, size_t xs,
+                         const int32_t *sq, size_t sq_stride) {
+    int32_t *nbuf = g->scratch + (size_t)tid * g->scratch_words + (size_t)g->ncp * STRIP;
     static const ptrdiff_t zero_off[1] = { 0 };
     const int nb = (len + CPUK_BLK - 1) / CPUK_BLK;
     for (int ob = 0; ob < g->nob; ob++) {
@@ -202,7 +225,7 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void
         a.tap_off = zero_off;
         a.ntaps = 1;
         a.ncp = g->ncp;
-        a.cp_stride = STRIP;
+        a.cp_stride = (ptrdiff_t)sq_stride;
         a.w = g->w + (size_t)ob * CPUK_OCB * g->ncp;
         a.bias = g->beta + ob * CPUK_OCB;
         a.ldo = STRIP;
@@ -225,6 +248,7 @@ static void vec_span(const cpuk_igdn *g, int tid, size_t p0, int len, const void
             e.post = g->post[o];
             e.out = g->out_bits == 16 ? (void *)((int16_t *)g->run_out + at) : (void *)((int32_t *)g->run_out + at);
             e.out_bits = g->out_bits;
+            e.n_small = g->n_small;
             if (g->isa == CPUK_ISA_AVX512) cpuk_epi_igdn_avx512(&e);
             else if (g->isa == CPUK_ISA_AVX2) cpuk_epi_igdn_avx2(&e);
             else cpuk_epi_igdn_generic(&e);
@@ -318,6 +342,7 @@ static void amx_span(const cpuk_igdn *g, int tid, size_t p0, int len, const int1
             e.post = g->post[o];
             e.out = g->out_bits == 16 ? (void *)((int16_t *)g->run_out + at) : (void *)((int32_t *)g->run_out + at);
             e.out_bits = g->out_bits;
+            e.n_small = g->n_small;
             cpuk_epi_igdn_avx512(&e);
         }
     }
@@ -371,6 +396,18 @@ void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t cou
         const int len = left < STRIP ? (int)left : STRIP;
         if (g->amx_kind >= 0) amx_span(g, tid, p, len, rows + (p - p0), stride);
         else vec_span(g, tid, p, len, rows + (p - p0), stride);
+    }
+}
+
+int cpuk_igdn_pair_squares(const cpuk_igdn *g) {
+    return g->amx_kind < 0 && g->isa == CPUK_ISA_AVX512 && g->mode == CPUK_MODE_PAIR16 && g->in_bits == 16 ? g->q : -1;
+}
+
+void cpuk_igdn_positions_sq(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
+                            size_t stride, const int32_t *sq, size_t sq_stride) {
+    for (size_t p = p0; p < p0 + count; p += STRIP) {
+        const size_t left = p0 + count - p;
+        vec_products(g, tid, p, left < STRIP ? (int)left : STRIP, rows + (p - p0), stride, sq + (p - p0), sq_stride);
     }
 }
 

@@ -128,6 +128,11 @@ typedef struct cpuk_epi_row {
     cpuk_post_ch post;
     void *out;                /* the output row's first element */
     int out_bits;
+    /* AVX-512 only; NULL or, in a fused run whose inverse GDN squares int16 pairs, the
+     * output channel pair's squares row: column j's (v*v) >> sq_q goes into the low half of
+     * word j (even channel) or its high half (odd, sq_hi), as cpuk_pair packs them. */
+    int32_t *sq;
+    int sq_hi, sq_q;
 } cpuk_epi_row;
 
 void cpuk_epi_conv_generic(const cpuk_epi_row *e);
@@ -143,6 +148,7 @@ typedef struct cpuk_epi_igdn {
     int kind;
     cpuk_post_ch post;
     void *out; int out_bits;
+    int n_small;              /* n <= 32766^2 is certified: isqrt(n) + 1 fits int16 */
 } cpuk_epi_igdn;
 
 void cpuk_epi_igdn_generic(const cpuk_epi_igdn *e);
@@ -165,6 +171,14 @@ void cpuk_igdn_positions(const cpuk_igdn *g, int tid, size_t p0, size_t count);
 void cpuk_igdn_positions_rows(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
                               size_t stride);
 int cpuk_igdn_uses_tiles(const cpuk_igdn *g);
+/* The square shift q where the inverse GDN runs on the AVX-512 vector path with int16
+ * inputs and squares packed as int16 pairs (its conv can then write the squares,
+ * cpuk_epi_row.sq); -1 otherwise. */
+int cpuk_igdn_pair_squares(const cpuk_igdn *g);
+/* As cpuk_igdn_positions_rows on that path, with the squares already packed: channel pair
+ * cp's at sq + cp * sq_stride, position p0 + n at word n. */
+void cpuk_igdn_positions_sq(const cpuk_igdn *g, int tid, size_t p0, size_t count, const int16_t *rows,
+                            size_t stride, const int32_t *sq, size_t sq_stride);
 int cpuk_igdn_fits(const cpuk_igdn *g, int c, size_t hw, int in_bits, int nthreads);
 
 /* ---- warp (warp.c, warp_simd.c): one output row per pool task ---- */

@@ -159,12 +159,31 @@ I512 void store16(void *out, int bits, int at, int n, __m512i v) {
     else _mm512_mask_storeu_epi32((int32_t *)out + at, m, v);
 }
 
-I512 void epi_conv(const cpuk_epi_row *e, const int kind) {
+/* The squares of n <= 16 output values v (columns at ...) into their halves of e->sq (see
+ * cpuk_epi_row): v fits int16, so with the high half cleared vpmaddwd of the lane with itself
+ * is exactly v*v; the shift is logical, as v*v >= 0; the result fits the half (the inverse
+ * GDN's int16 pair mode: every square <= 32767). */
+I512 void store_sq(const cpuk_epi_row *e, int at, int n, __m512i v) {
+    const __m512i vz = _mm512_and_si512(v, _mm512_set1_epi32(0xffff));
+    __m512i s = _mm512_srl_epi32(_mm512_madd_epi16(vz, vz), _mm_cvtsi32_si128(e->sq_q));
+    __mmask32 m = (__mmask32)0x55555555u;
+    if (e->sq_hi) { s = _mm512_slli_epi32(s, 16); m = (__mmask32)0xAAAAAAAAu; }
+    if (n < 16) m &= (__mmask32)((1u << (2 * n)) - 1);
+    _mm512_mask_storeu_epi16((void *)(e->sq + at), m, s);
+}
+
+/* Both epilogues work on a local copy of their descriptor: through the pointer, every
+ * store to the output could alias it, and the compiler reloaded the post-op's constants and
+ * the bounds after each store (4K-aliased reloads stalled behind the stores). */
+I512 void epi_conv(const cpuk_epi_row *desc, const int kind, const int SQ) {
+    const cpuk_epi_row copy = *desc;
+    const cpuk_epi_row *e = &copy;
     if (e->nph == 1 && e->step == 1 && e->base[0] == 0 && e->count[0] == e->wo) {
         const int32_t *src = e->src[0];
         for (int j = 0; j < e->wo; j += 16) {
             __m512i v = post16(_mm512_loadu_si512((const void *)(src + j)), kind, &e->post);
             store16(e->out, e->out_bits, j, e->wo - j, v);
+            if (SQ) store_sq(e, j, e->wo - j < 16 ? e->wo - j : 16, v);
         }
         return;
     }
@@ -180,8 +199,19 @@ I512 void epi_conv(const cpuk_epi_row *e, const int kind) {
         const __m512i hi = post16(_mm512_permutex2var_epi32(a, hi_idx, b), kind, &e->post);
         const int j = 2 * n;
         store16(e->out, e->out_bits, j, e->wo - j, lo);
-        if (e->wo - j > 16) store16(e->out, e->out_bits, j + 16, e->wo - j - 16, hi);
+        if (SQ) store_sq(e, j, e->wo - j < 16 ? e->wo - j : 16, lo);
+        if (e->wo - j > 16) {
+            store16(e->out, e->out_bits, j + 16, e->wo - j - 16, hi);
+            if (SQ) store_sq(e, j + 16, e->wo - j - 16 < 16 ? e->wo - j - 16 : 16, hi);
+        }
     }
+}
+
+/* The squares of an int16 output row the plain C epilogue wrote. */
+static void sq_from_row(const cpuk_epi_row *e) {
+    const int16_t *o = e->out;
+    int16_t *h = (int16_t *)(void *)e->sq;
+    for (int j = 0; j < e->wo; j++) h[2 * j + e->sq_hi] = (int16_t)((uint32_t)(o[j] * o[j]) >> e->sq_q);
 }
 
 T512 void cpuk_epi_conv_avx512(const cpuk_epi_row *e) {
@@ -189,47 +219,61 @@ T512 void cpuk_epi_conv_avx512(const cpuk_epi_row *e) {
     const int pairs = e->nph == 2 && e->step == 2 && e->base[0] + e->base[1] == 1 &&
                       e->count[e->base[0] == 0 ? 0 : 1] == (e->wo + 1) / 2 &&
                       e->count[e->base[0] == 0 ? 1 : 0] == e->wo / 2;
-    if (!dense && !pairs) { cpuk_epi_conv_generic(e); return; }
+    if (!dense && !pairs) {
+        cpuk_epi_conv_generic(e);
+        if (e->sq) sq_from_row(e);
+        return;
+    }
+    const int sq = e->sq != NULL;
     switch (e->kind) {
-    case CPUK_POST_REQUANTIZE: epi_conv(e, CPUK_POST_REQUANTIZE); break;
-    case CPUK_POST_CLAMP: epi_conv(e, CPUK_POST_CLAMP); break;
-    default: epi_conv(e, CPUK_POST_NONE); break;
+    case CPUK_POST_REQUANTIZE: if (sq) epi_conv(e, CPUK_POST_REQUANTIZE, 1); else epi_conv(e, CPUK_POST_REQUANTIZE, 0); break;
+    case CPUK_POST_CLAMP: if (sq) epi_conv(e, CPUK_POST_CLAMP, 1); else epi_conv(e, CPUK_POST_CLAMP, 0); break;
+    default: if (sq) epi_conv(e, CPUK_POST_NONE, 1); else epi_conv(e, CPUK_POST_NONE, 0); break;
     }
 }
 
-/* isqrt of 16 lanes 0 <= n <= 2^31-1: the single-precision root is within 0.01 of the
- * true one (n rounds to 24 bits, the root adds one rounding), so its truncation is off by
- * at most one either way; one exact correction each way fixes it (r*r and (r+1)^2 compared
- * unsigned: 46341^2 exceeds int32). */
-I512 __m512i isqrt16(__m512i n) {
-    __m512i r = _mm512_cvttps_epi32(_mm512_sqrt_ps(_mm512_cvtepi32_ps(n)));
-    const __m512i one = _mm512_set1_epi32(1);
-    r = _mm512_mask_sub_epi32(r, _mm512_cmpgt_epu32_mask(_mm512_mullo_epi32(r, r), n), r, one);
-    const __m512i r1 = _mm512_add_epi32(r, one);
-    r = _mm512_mask_mov_epi32(r, _mm512_cmple_epu32_mask(_mm512_mullo_epi32(r1, r1), n), r1);
-    return r;
+/* isqrt of 16 lanes 0 <= n <= 2^31-1 with one correction (docs/cpu-kernels.md §3.4): the
+ * single-precision root s of n is within 0.0042 of sqrt(n) (n rounds to 24 bits, the root
+ * adds one rounding) and s - 1/4 rounds within 0.002 more, so trunc(s - 1/4) is floor(sqrt(n))
+ * or one less, never more (and 0 for n = 0, where s - 1/4 < 0 truncates to 0). One exact
+ * test, (r+1)^2 <= n, picks between them. SMALL: n <= 32766^2 is certified, so r + 1 <=
+ * 32767 and (r+1)^2 is one vpmaddwd of the lane with itself (high halves zero); otherwise
+ * vpmulld, compared unsigned (46341^2 exceeds int32). */
+I512 __m512i isqrt16(__m512i n, const int SMALL) {
+    const __m512 s = _mm512_sub_ps(_mm512_sqrt_ps(_mm512_cvtepi32_ps(n)), _mm512_set1_ps(0.25f));
+    const __m512i r = _mm512_cvttps_epi32(s);
+    const __m512i r1 = _mm512_add_epi32(r, _mm512_set1_epi32(1));
+    const __mmask16 up = SMALL ? _mm512_cmple_epi32_mask(_mm512_madd_epi16(r1, r1), n)
+                               : _mm512_cmple_epu32_mask(_mm512_mullo_epi32(r1, r1), n);
+    return _mm512_mask_mov_epi32(r, up, r1);
 }
 
-I512 void epi_igdn(const cpuk_epi_igdn *e, const int kind) {
+/* With SMALL, r <= 32766: x * r is one vpmaddwd of the sign-extended x (low half x, high
+ * half its sign) with r (high half zero), exactly x*r. */
+I512 void epi_igdn(const cpuk_epi_igdn *desc, const int kind, const int SMALL) {
+    const cpuk_epi_igdn copy = *desc;
+    const cpuk_epi_igdn *e = &copy;
     const __m512i rnd = _mm512_set1_epi32(cpuk_rnd_const(e->out_shift));
-    const __m128i sh = _mm_cvtsi32_si128(e->out_shift);
+    const __m512i sh = _mm512_set1_epi32(e->out_shift);
     for (int i = 0; i < e->count; i += 16) {
         const int left = e->count - i;
         const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
         const __m512i x = e->x_bits == 16
             ? _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, (const int16_t *)e->x + i))
             : _mm512_maskz_loadu_epi32(m, (const int32_t *)e->x + i);
-        const __m512i r = isqrt16(_mm512_loadu_si512((const void *)(e->n + i)));
-        __m512i v = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, r), rnd), sh);
+        const __m512i r = isqrt16(_mm512_loadu_si512((const void *)(e->n + i)), SMALL);
+        const __m512i xr = SMALL ? _mm512_madd_epi16(x, r) : _mm512_mullo_epi32(x, r);
+        __m512i v = _mm512_srav_epi32(_mm512_add_epi32(xr, rnd), sh);
         store16(e->out, e->out_bits, i, left, post16(v, kind, &e->post));
     }
 }
 
 T512 void cpuk_epi_igdn_avx512(const cpuk_epi_igdn *e) {
+    const int small = e->x_bits == 16 && e->n_small;
     switch (e->kind) {
-    case CPUK_POST_REQUANTIZE: epi_igdn(e, CPUK_POST_REQUANTIZE); break;
-    case CPUK_POST_CLAMP: epi_igdn(e, CPUK_POST_CLAMP); break;
-    default: epi_igdn(e, CPUK_POST_NONE); break;
+    case CPUK_POST_REQUANTIZE: if (small) epi_igdn(e, CPUK_POST_REQUANTIZE, 1); else epi_igdn(e, CPUK_POST_REQUANTIZE, 0); break;
+    case CPUK_POST_CLAMP: if (small) epi_igdn(e, CPUK_POST_CLAMP, 1); else epi_igdn(e, CPUK_POST_CLAMP, 0); break;
+    default: if (small) epi_igdn(e, CPUK_POST_NONE, 1); else epi_igdn(e, CPUK_POST_NONE, 0); break;
     }
 }
 
