@@ -68,7 +68,8 @@ static void describe(vkrt_context *ctx, vkrt_device *d, const vkrt_pci_node *nod
         VkPhysicalDevice16BitStorageFeatures s16 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES };
         VkPhysicalDeviceFeatures2 f2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16 };
         vk.vkGetPhysicalDeviceFeatures2(d->physical, &f2);
-        d->narrow_supported = s16.storageBuffer16BitAccess == VK_TRUE;
+        /* The narrow convolutions read their inputs as 64-bit words (docs/gpu-kernels.md §3). */
+        d->narrow_supported = s16.storageBuffer16BitAccess == VK_TRUE && f2.features.shaderInt64 == VK_TRUE;
     }
     d->info.narrow = (uint32_t)(d->narrow_supported && ctx->allow_narrow);
 }
@@ -184,8 +185,10 @@ int vkrt_device_ready(vkrt_device *d, char *err, size_t cap) {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
         .storageBuffer16BitAccess = d->info.narrow ? VK_TRUE : VK_FALSE,
     };
+    VkPhysicalDeviceFeatures enabled = { .shaderInt64 = d->info.narrow ? VK_TRUE : VK_FALSE };
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &s16, .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue,
+        .pEnabledFeatures = &enabled,
     };
     VkResult r = vk.vkCreateDevice(d->physical, &info, NULL, &d->device);
     if (r != VK_SUCCESS) return vkrt_result(err, cap, r, "vkCreateDevice");

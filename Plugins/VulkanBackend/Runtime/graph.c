@@ -27,6 +27,9 @@ struct vkrt_graph {
 
 static VkDeviceSize transfer_bytes(const vkrt_transfer *t) { return t->count * (t->bits / 8); }
 static VkDeviceSize round4(VkDeviceSize n) { return (n + 3) & ~(VkDeviceSize)3; }
+/* Device buffers are whole 64-bit words: the tiled convolutions read narrow inputs as
+ * int64 (docs/gpu-kernels.md §3), and an element must never lie in a partial last word. */
+static VkDeviceSize round8(VkDeviceSize n) { return (n + 7) & ~(VkDeviceSize)7; }
 
 /* Creates `n` buffers bound to one allocation of a memory type with `want` (else `fallback`). */
 static int allocate(vkrt_device *d, uint32_t n, const VkDeviceSize *sizes, VkBufferUsageFlags usage,
@@ -264,7 +267,7 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
     g->buffers = calloc(n_buffers + 1, sizeof *g->buffers);
     if (!sizes || !g->buffers) { free(sizes); free(pipelines); return vkrt_fail(err, cap, VKRT_OOM, "graph_prepare: out of host memory"); }
     for (uint32_t i = 0; i < n_buffers; i++) {
-        sizes[i] = round4(buffers[i].bytes ? buffers[i].bytes : 4);
+        sizes[i] = round8(buffers[i].bytes ? buffers[i].bytes : 4);
         if (sizes[i] > limit) {
             free(sizes); free(pipelines);
             return vkrt_fail(err, cap, VKRT_UNSUPPORTED, "buffer %u needs %llu bytes; %s binds at most %llu (maxStorageBufferRange)",
@@ -354,7 +357,7 @@ static int build(vkrt_graph *g, const vkrt_kernel *kernels, uint32_t n_kernels,
         infos[4] = (VkDescriptorBufferInfo){ .buffer = g->buffers[n_buffers], .offset = 0, .range = 16 };
         if (ds[i].window_offset || ds[i].window_range) {
             uint32_t index = ds[i].bindings[2];
-            VkDeviceSize size = index < n_buffers ? round4(buffers[index].bytes ? buffers[index].bytes : 4) : 0;
+            VkDeviceSize size = index < n_buffers ? round8(buffers[index].bytes ? buffers[index].bytes : 4) : 0;
             if (index >= n_buffers || ds[i].window_offset % VKRT_WINDOW_ALIGN || ds[i].window_offset >= size
                 || ds[i].window_range > size - ds[i].window_offset || ds[i].window_range > d->props.limits.maxUniformBufferRange) {
                 status = vkrt_fail(err, cap, VKRT_INTERNAL, "dispatch %u: window %llu+%llu does not fit its weight buffer",

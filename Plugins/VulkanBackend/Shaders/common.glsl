@@ -6,6 +6,10 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #endif
+#if defined(XQUADS) && X == 16
+// The tiled convolutions read narrow inputs as 64-bit words (docs/gpu-kernels.md §3).
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Params { int p[16]; };

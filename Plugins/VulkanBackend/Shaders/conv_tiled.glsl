@@ -26,6 +26,13 @@ layout(constant_id = 3) const int MODE = 1;
 // §3: unrolled up to 5 taps per axis and a window row of 21 values.
 #define MAXT 5
 #define MAXWIN 21
+// Quads of a window: MAXWIN values from any of the 4 positions in the first.
+#define MAXQ ((MAXWIN + 6) / 4)
+#if X == 16
+// The input as 64-bit words, four values each (element 4k + i in bits 16i … 16i + 15: the
+// devices' little-endian memory; common.glsl enables int64 where XQUADS is defined).
+layout(std430, set = 0, binding = 0) readonly buffer XQuads { int64_t xquads[]; };
+#endif
 
 layout(std430, set = 0, binding = 2) readonly buffer WBuffer { ivec4 ws[]; };
 layout(std430, set = 0, binding = 3) readonly buffer PBuffer { int prm[]; };
@@ -71,14 +78,16 @@ int inputAt(int planeRow, bool rowIn, int c, int w) {
     ivec4 yv = ivec4(xw[TAPCOLUMN(b) + 4 * CS], xw[TAPCOLUMN(b) + 5 * CS], xw[TAPCOLUMN(b) + 6 * CS], xw[TAPCOLUMN(b) + 7 * CS]); \
     ACCUMULATE(pk, xv, yv) }
 #if X == 16
-// §3: narrow inputs read as the int32 words holding two of them (common.glsl), half the
-// loads of the window; which half starts the window is the same for all invocations of a
-// row (columns 8 apart), a select between two constant-index unpackings.
-#define LOADWD(k) if ((k) <= win / 2) { int wv_ = xwords[clamp(w0 + (k), 0, lastWord)]; \
-    lo[k] = (wv_ << 16) >> 16; hi[k] = wv_ >> 16; }
-#define HALF(j) (((j) & 1) == 0 ? lo[(j) >> 1] : hi[(j) >> 1])
+// §3: narrow inputs read as the 64-bit words holding four of them (XQuads), about a third
+// of the loads of the window: gallivm's cost is per load and lane, whatever its width. Which
+// quarter starts the window is the same for all invocations of a row (columns 8 apart), so
+// each value is two selects between constant-index unpackings (a shift by 0–3 values).
+#define LOADQ(k) if ((k) <= (win + 2) / 4) { ivec2 q_ = unpackInt2x32(xquads[clamp(q0 + (k), 0, lastQuad)]); \
+    u[4 * (k)] = (q_.x << 16) >> 16; u[4 * (k) + 1] = q_.x >> 16; \
+    u[4 * (k) + 2] = (q_.y << 16) >> 16; u[4 * (k) + 3] = q_.y >> 16; }
+#define SHIFT2(j) if ((j) <= win) v2[j] = (sh & 2) != 0 ? u[(j) + 2] : u[j];
 #define LOADH(e) if ((e) < win) { int c_ = colBase + (e); \
-    xw[e] = rowIn && c_ >= 0 && c_ < w ? (odd != 0 ? HALF((e) + 1) : HALF(e)) : 0; }
+    xw[e] = rowIn && c_ >= 0 && c_ < w ? ((sh & 1) != 0 ? v2[(e) + 1] : v2[e]) : 0; }
 #endif
 void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, int h, int w, ACCUMULATORS) {
     int win = 7 * CS + NV;
@@ -87,13 +96,15 @@ void row(int a, int ci, int cin, int gl, int rowBase, int rowStep, int colBase, 
     int planeRow = (ci * h + r) * w;
     int xw[MAXWIN];
 #if X == 16
-    // Words w0 … w0 + win/2 hold the window (from element start, odd: from the high half);
-    // a word outside the buffer (a row or columns outside the input) is read clamped and
-    // every value taken from it is outside, so replaced by 0.
-    int start = planeRow + colBase, w0 = start >> 1, odd = start & 1, lastWord = int(xwords.length()) - 1;
-    int lo[MAXWIN / 2 + 1], hi[MAXWIN / 2 + 1];
-    LOADWD(0) LOADWD(1) LOADWD(2) LOADWD(3) LOADWD(4) LOADWD(5) LOADWD(6) LOADWD(7) LOADWD(8)
-    LOADWD(9) LOADWD(10)
+    // Quads q0 … hold the window (from element start, the value sh of the first); a quad
+    // outside the buffer (a row or columns outside the input) is read clamped and every
+    // value taken from it is outside, so replaced by 0. Buffers are whole quads (graph.c).
+    int start = planeRow + colBase, q0 = start >> 2, sh = start & 3, lastQuad = int(xquads.length()) - 1;
+    int u[MAXQ * 4], v2[MAXWIN + 1];
+    LOADQ(0) LOADQ(1) LOADQ(2) LOADQ(3) LOADQ(4) LOADQ(5)
+    SHIFT2(0) SHIFT2(1) SHIFT2(2) SHIFT2(3) SHIFT2(4) SHIFT2(5) SHIFT2(6) SHIFT2(7) SHIFT2(8)
+    SHIFT2(9) SHIFT2(10) SHIFT2(11) SHIFT2(12) SHIFT2(13) SHIFT2(14) SHIFT2(15) SHIFT2(16)
+    SHIFT2(17) SHIFT2(18) SHIFT2(19) SHIFT2(20) SHIFT2(21)
     LOADH(0) LOADH(1) LOADH(2) LOADH(3) LOADH(4) LOADH(5) LOADH(6) LOADH(7) LOADH(8)
     LOADH(9) LOADH(10) LOADH(11) LOADH(12) LOADH(13) LOADH(14) LOADH(15) LOADH(16)
     LOADH(17) LOADH(18) LOADH(19) LOADH(20)
