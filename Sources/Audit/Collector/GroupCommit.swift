@@ -15,7 +15,9 @@ final class GroupCommit<Job, Outcome>: @unchecked Sendable {
 
     private var mutex = pthread_mutex_t()
     private var done = pthread_cond_t()
-    /// Signalled when a job is queued or an announced one is withdrawn (a gathering leader waits on it).
+    /// Signalled when what a gathering leader waits for is there: no announced job left on its
+    /// way, or a full batch. Not on every arrival: each wake of the leader is a futex call and
+    /// two context switches, and it would only wait again.
     private var arrived = pthread_cond_t()
     private var queue: [Ticket] = []
     private var leading = false
@@ -59,7 +61,7 @@ final class GroupCommit<Job, Outcome>: @unchecked Sendable {
     func withdraw() {
         pthread_mutex_lock(&mutex)
         incoming -= 1
-        pthread_cond_signal(&arrived)
+        signalGatheringLeader()
         pthread_mutex_unlock(&mutex)
     }
 
@@ -68,7 +70,7 @@ final class GroupCommit<Job, Outcome>: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         if announced { incoming -= 1 }
         queue.append(ticket)
-        pthread_cond_signal(&arrived)
+        signalGatheringLeader()
         while ticket.result == nil {
             if leading {
                 pthread_cond_wait(&done, &mutex)
@@ -91,6 +93,11 @@ final class GroupCommit<Job, Outcome>: @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
         guard let result = ticket.result else { throw StoreError.corrupt(what: "batch result") }
         return try result.get()
+    }
+
+    /// With the mutex held: wakes a leader in `gather` when its wait is over.
+    private func signalGatheringLeader() {
+        if incoming == 0 || queue.count >= maxBatch { pthread_cond_signal(&arrived) }
     }
 
     /// With the mutex held, as leader: waits up to the gather window while announced jobs are

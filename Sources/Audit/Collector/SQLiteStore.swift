@@ -6,8 +6,6 @@ import CSQLite
 import Glibc
 #endif
 
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
 public final class SQLiteStore: CollectorStore, @unchecked Sendable {
     public let path: String
     private var db: OpaquePointer?
@@ -56,9 +54,11 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
                 throw StoreError.open(location: "sqlite:\(path)", reason: "journal_mode WAL refused (got \(mode ?? "nothing"))")
             }
             try exec("PRAGMA synchronous=FULL")
-            // 16 MiB of pages (the default is 2 MiB): the session-id indexes are written at
-            // random places, and re-reading their pages from the file cost a read call per bundle.
-            try exec("PRAGMA cache_size=-16384")
+            // SQLite's default page cache (2000 KiB), not the 16 MiB it was: once per
+            // transaction SQLite's page cache scans its whole hash table (pcache1's bucket walk,
+            // 1.3% of the collector's CPU at 16 MiB, ~7 µs a bundle), more than the page reads
+            // the bigger cache saved (docs/collector.md §Throughput against the signature bound).
+            try exec("PRAGMA cache_size=-2000")
             try exec("PRAGMA foreign_keys=ON")
             for s in Self.schema { try exec(s) }
         } catch {
@@ -231,60 +231,80 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
         try query(sql, []) { Self.text($0, 0) }.first
     }
 
-    /// The cached statement for `sql` with `values` bound; `finish` resets it after use.
-    private func prepare(_ sql: String, _ values: [Value]) throws -> OpaquePointer {
-        let s: OpaquePointer
-        if let cached = statements[sql] {
-            s = cached
-        } else {
-            var stmt: OpaquePointer?
-            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil) == SQLITE_OK, let p = stmt else {
-                throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
-            }
-            statements[sql] = p
-            s = p
+    /// The cached statement for `sql`, compiled on first use.
+    private func statement(_ sql: String) throws -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil) == SQLITE_OK, let p = stmt else {
+            throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
         }
-        for (i, v) in values.enumerated() {
-            let idx = Int32(i + 1)
-            switch v {
-            case .int(let x): sqlite3_bind_int64(s, idx, x)
-            case .text(let t): sqlite3_bind_text(s, idx, t, -1, transient)
-            case .blob(let b):
-                b.withUnsafeBytes { raw in
-                    // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
-                    _ = sqlite3_bind_blob(s, idx, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), transient)
-                }
-            }
-        }
-        return s
+        statements[sql] = p
+        return p
     }
 
-    /// Ready for the next use, holding no copy of the values bound (bundle bytes).
+    /// Runs `body` with `values` bound to `s` in place (SQLITE_STATIC: SQLite reads the
+    /// caller's bytes, no copy of a bundle's body per bind), then resets `s` and clears the
+    /// bindings before the bytes go out of scope.
+    private func withBound<R>(_ s: OpaquePointer, _ values: [Value], from i: Int = 0, _ body: () throws -> R) throws -> R {
+        guard i < values.count else {
+            defer { finish(s) }
+            return try body()
+        }
+        let idx = Int32(i + 1)
+        switch values[i] {
+        case .int(let x):
+            sqlite3_bind_int64(s, idx, x)
+            return try withBound(s, values, from: i + 1, body)
+        case .text(var t):
+            return try t.withUTF8 { u in
+                // An empty string still needs a non-null pointer to be text, not NULL.
+                _ = sqlite3_bind_text(s, idx, u.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? Self.empty,
+                                      Int32(u.count), nil)
+                return try withBound(s, values, from: i + 1, body)
+            }
+        case .blob(let b):
+            return try b.withUnsafeBytes { raw in
+                // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
+                _ = sqlite3_bind_blob(s, idx, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), nil)
+                return try withBound(s, values, from: i + 1, body)
+            }
+        }
+    }
+
+    private static let empty: UnsafePointer<CChar> = {
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+
+    /// Ready for the next use, holding no pointer to the values bound (bundle bytes).
     private func finish(_ s: OpaquePointer) {
         sqlite3_reset(s)
         sqlite3_clear_bindings(s)
     }
 
     private func step(_ sql: String, _ values: [Value]) throws {
-        let s = try prepare(sql, values)
-        defer { finish(s) }
-        let rc = sqlite3_step(s)
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
-            throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+        let s = try statement(sql)
+        try withBound(s, values) {
+            let rc = sqlite3_step(s)
+            guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
+                throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+            }
         }
     }
 
     private func query<T>(_ sql: String, _ values: [Value], _ row: (OpaquePointer) throws -> T) throws -> [T] {
-        let s = try prepare(sql, values)
-        defer { finish(s) }
-        var out: [T] = []
-        while true {
-            let rc = sqlite3_step(s)
-            if rc == SQLITE_DONE { return out }
-            guard rc == SQLITE_ROW else {
-                throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+        let s = try statement(sql)
+        return try withBound(s, values) {
+            var out: [T] = []
+            while true {
+                let rc = sqlite3_step(s)
+                if rc == SQLITE_DONE { return out }
+                guard rc == SQLITE_ROW else {
+                    throw StoreError.statement(sql: sql, reason: String(cString: sqlite3_errmsg(db)))
+                }
+                out.append(try row(s))
             }
-            out.append(try row(s))
         }
     }
 
