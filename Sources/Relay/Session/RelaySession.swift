@@ -373,7 +373,12 @@ public final class RelaySession: @unchecked Sendable {
     private func fetchAndCheck(_ target: OriginTarget, report: Bool) -> (Obtained, ObjectEvent?) {
         let fetched: OriginResponse
         do {
-            fetched = try fetchSlotted { try origin.fetch(target.url, cancelled: cancelCheck) }
+            // A fetch ahead claimed before the session ended may get its thread, or its slot,
+            // only after: it must not start a transfer then (docs/relay.md, "Ending a session").
+            fetched = try fetchSlotted {
+                guard ended == nil else { throw OriginError.cancelled(url: target.url) }
+                return try origin.fetch(target.url, cancelled: cancelCheck)
+            }
         } catch let e as OriginError {
             if case .cancelled = e { return (.ended, nil) }
             let event = record(target, effectiveURL: nil, sha256: nil, size: 0,
