@@ -25,16 +25,6 @@ public protocol PredictiveModelSet: Sendable {
 extension MotionModelSet: PredictiveModelSet {}
 extension CondModelSet: PredictiveModelSet {}
 
-extension VideoIntMotionPayload: PredictiveVideoPayload {
-    public var predictedModelSetID: [UInt8] { motionModelSetID }
-    public var frameCount: Int { frames.count }
-}
-
-extension VideoIntCondPayload: PredictiveVideoPayload {
-    public var predictedModelSetID: [UInt8] { condModelSetID }
-    public var frameCount: Int { frames.count }
-}
-
 /// A predictive sequence as opened from its bytes (envelope or bare payload).
 public struct PredictiveVideoOpened<Payload: PredictiveVideoPayload>: Sendable {
     public var payload: Payload
