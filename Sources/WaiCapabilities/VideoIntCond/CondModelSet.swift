@@ -63,20 +63,10 @@ public struct CondModelSet: Sendable {
 
     /// Loads the folder; `needsAnalysis` (encoding) also requires and loads the encoder files.
     public static func load(directory: String, needsAnalysis: Bool = false) throws -> CondModelSet {
-        guard LocalFile.isDirectory(directory) else {
-            throw ModelSetError(file: directory, problem: "not a folder (a \(capability) model set is a folder with manifest.json, "
-                + CondManifest.decoderFiles.joined(separator: ", ") + ")")
-        }
-        let folder = ModelSetFolder(directory: directory)
+        let folder = try ModelSetFolder.predictive(directory, capability: capability, decoderFiles: CondManifest.decoderFiles)
         let manifest = try CondManifest.parse(try folder.read(CondManifest.fileName, limit: 1 << 20))
-        var names = CondManifest.decoderFiles
-        if needsAnalysis {
-            guard manifest.files[CondManifest.encoderFiles[0]] != nil else {
-                throw ModelSetError(file: CondManifest.fileName, location: "$.files",
-                                    problem: "lists no encoder files (\(CondManifest.encoderFiles.joined(separator: ", "))): this model set can decode but not encode")
-            }
-            names += CondManifest.encoderFiles
-        }
+        let names = try ModelSetFolder.fileNames(needsAnalysis: needsAnalysis, listed: manifest.files, decoderFiles: CondManifest.decoderFiles,
+                                                 encoderFiles: CondManifest.encoderFiles, manifest: CondManifest.fileName)
         let bytes = try folder.verified(names, hashes: manifest.files)
         func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         let analysis = needsAnalysis ? Analysis(latent: try graph("cond_g_a.whm"), hyper: try graph("cond_h_a.whm")) : nil

@@ -70,20 +70,10 @@ public struct MotionModelSet: Sendable {
 
     /// Loads the folder; `needsAnalysis` (encoding) also requires and loads the encoder files.
     public static func load(directory: String, needsAnalysis: Bool = false) throws -> MotionModelSet {
-        guard LocalFile.isDirectory(directory) else {
-            throw ModelSetError(file: directory, problem: "not a folder (a \(capability) model set is a folder with manifest.json, "
-                + MotionManifest.decoderFiles.joined(separator: ", ") + ")")
-        }
-        let folder = ModelSetFolder(directory: directory)
+        let folder = try ModelSetFolder.predictive(directory, capability: capability, decoderFiles: MotionManifest.decoderFiles)
         let manifest = try MotionManifest.parse(try folder.read(MotionManifest.fileName, limit: 1 << 20))
-        var names = MotionManifest.decoderFiles
-        if needsAnalysis {
-            guard manifest.files[MotionManifest.encoderFiles[0]] != nil else {
-                throw ModelSetError(file: MotionManifest.fileName, location: "$.files",
-                                    problem: "lists no encoder files (\(MotionManifest.encoderFiles.joined(separator: ", "))): this model set can decode but not encode")
-            }
-            names += MotionManifest.encoderFiles
-        }
+        let names = try ModelSetFolder.fileNames(needsAnalysis: needsAnalysis, listed: manifest.files, decoderFiles: MotionManifest.decoderFiles,
+                                                 encoderFiles: MotionManifest.encoderFiles, manifest: MotionManifest.fileName)
         let bytes = try folder.verified(names, hashes: manifest.files)
         func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         func entropy(_ f: String) throws -> IntHyperEntropyModel {
