@@ -30,3 +30,18 @@ extension ModelSetFolder {
         return SHA256.digest(Array(text.utf8))
     }
 }
+
+extension ModelSetFolder {
+    /// A set's folder as written: its files, then the manifest (it hashes the others).
+    static func files(_ out: [(String, [UInt8])], manifestName: String,
+                      manifest: ([String: String]) -> [UInt8]) -> [(name: String, bytes: [UInt8])] {
+        var hashes: [String: String] = [:]
+        for (n, b) in out { hashes[n] = SHA256.hex(b) }
+        return (out + [(manifestName, manifest(hashes))]).map { (name: $0.0, bytes: $0.1) }
+    }
+
+    static func write(_ files: [(name: String, bytes: [UInt8])], to directory: String) throws {
+        try LocalFile.makeDirectories(directory)
+        for (n, b) in files { try LocalFile.write(b, to: directory + "/" + n) }
+    }
+}

@@ -93,17 +93,13 @@ public struct CondModelSet: Sendable {
 
     /// The folder's files, manifest last (it hashes the others).
     public func files() -> [(name: String, bytes: [UInt8])] {
-        var out = Self.fileBytes(entropy: entropy, context: context, prior: prior, synthesis: synthesis, analysis: analysis)
-        var hashes: [String: String] = [:]
-        for (n, b) in out { hashes[n] = SHA256.hex(b) }
-        out.append((CondManifest.fileName, CondManifest(name: name, version: version, files: hashes).serialized()))
-        return out.map { (name: $0.0, bytes: $0.1) }
+        ModelSetFolder.files(Self.fileBytes(entropy: entropy, context: context, prior: prior, synthesis: synthesis, analysis: analysis),
+                             manifestName: CondManifest.fileName) {
+            CondManifest(name: name, version: version, files: $0).serialized()
+        }
     }
 
-    public func write(to directory: String) throws {
-        try LocalFile.makeDirectories(directory)
-        for (n, b) in files() { try LocalFile.write(b, to: directory + "/" + n) }
-    }
+    public func write(to directory: String) throws { try ModelSetFolder.write(files(), to: directory) }
 }
 
 extension ModelGraphID {

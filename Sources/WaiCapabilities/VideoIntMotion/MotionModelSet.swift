@@ -109,20 +109,14 @@ public struct MotionModelSet: Sendable {
 
     /// The folder's files, manifest last (it hashes the others).
     public func files() -> [(name: String, bytes: [UInt8])] {
-        var out = Self.fileBytes(motion: motion, residual: residual, pSynth: pSynth, predict: predict)
-        var hashes: [String: String] = [:]
-        for (n, b) in out { hashes[n] = SHA256.hex(b) }
-        let manifest = MotionManifest(name: name, version: version, files: hashes,
-                                      motionShift: motion.analysis?.latentShift ?? 0, residualShift: residual.analysis?.latentShift ?? 0,
-                                      motionSearch: motionSearch)
-        out.append((MotionManifest.fileName, manifest.serialized()))
-        return out.map { (name: $0.0, bytes: $0.1) }
+        ModelSetFolder.files(Self.fileBytes(motion: motion, residual: residual, pSynth: pSynth, predict: predict),
+                             manifestName: MotionManifest.fileName) {
+            MotionManifest(name: name, version: version, files: $0, motionShift: motion.analysis?.latentShift ?? 0,
+                           residualShift: residual.analysis?.latentShift ?? 0, motionSearch: motionSearch).serialized()
+        }
     }
 
-    public func write(to directory: String) throws {
-        try LocalFile.makeDirectories(directory)
-        for (n, b) in files() { try LocalFile.write(b, to: directory + "/" + n) }
-    }
+    public func write(to directory: String) throws { try ModelSetFolder.write(files(), to: directory) }
 }
 
 extension ModelGraphID {
