@@ -47,3 +47,9 @@ public struct PredictiveVideoEncoded: Sendable {
     /// The last graph run of each frame (g_s of an intra frame, the synthesis of a P-frame).
     public var reports: [RunReport]
 }
+
+extension ModelGraphID {
+    public init(_ set: some PredictiveModelSet, graph: String) {
+        self.init(modelSet: set.idHex, modelSetLabel: "\(set.name) \(set.version)", graph: graph)
+    }
+}

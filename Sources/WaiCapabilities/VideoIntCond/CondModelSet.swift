@@ -101,9 +101,3 @@ public struct CondModelSet: Sendable {
 
     public func write(to directory: String) throws { try ModelSetFolder.write(files(), to: directory) }
 }
-
-extension ModelGraphID {
-    public init(_ set: CondModelSet, graph: String) {
-        self.init(modelSet: set.idHex, modelSetLabel: "\(set.name) \(set.version)", graph: graph)
-    }
-}

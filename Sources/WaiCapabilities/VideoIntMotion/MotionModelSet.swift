@@ -118,9 +118,3 @@ public struct MotionModelSet: Sendable {
 
     public func write(to directory: String) throws { try ModelSetFolder.write(files(), to: directory) }
 }
-
-extension ModelGraphID {
-    public init(_ set: MotionModelSet, graph: String) {
-        self.init(modelSet: set.idHex, modelSetLabel: "\(set.name) \(set.version)", graph: graph)
-    }
-}
