@@ -7,7 +7,7 @@
 # motion set beside it) and cond (the same for wai.video.int_cond,
 # docs/capabilities/video_int_cond.md §11, with a seeded N = M = 4 conditional set).
 # Usage: scripts/fuzz-video.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, every target).
-# Harnesses: Tests/Fuzz/video/*Fuzz.swift, linked against the instrumented library layers
+# Harnesses: Tests/Fuzz/video/*Fuzz.swift (PredictiveFuzz.swift: motion's and cond's shared checks), linked against the instrumented library layers
 # (scripts/fuzz-lib.sh); the seed corpora are written by
 # Tests/Fuzz/video/CorpusGenerator.swift. A crash leaves its input in
 # .build/fuzz-video/artifacts/ and makes this script fail; reproduce with
@@ -39,8 +39,10 @@ for target in "${targets[@]}"; do
   case "$target" in
     y4m)     sources=(Tests/Fuzz/video/Y4MFuzz.swift) ;;
     payload) sources=(Tests/Fuzz/video/VideoPayloadFuzz.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
-    motion)  sources=(Tests/Fuzz/video/MotionPayloadFuzz.swift Tests/Fuzz/video/MotionFixture.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
-    cond)    sources=(Tests/Fuzz/video/CondPayloadFuzz.swift Tests/Fuzz/video/CondFixture.swift Tests/Fuzz/payload/PayloadFixture.swift) ;;
+    motion)  sources=(Tests/Fuzz/video/MotionPayloadFuzz.swift Tests/Fuzz/video/PredictiveFuzz.swift Tests/Fuzz/video/MotionFixture.swift
+               Tests/Fuzz/payload/PayloadFixture.swift) ;;
+    cond)    sources=(Tests/Fuzz/video/CondPayloadFuzz.swift Tests/Fuzz/video/PredictiveFuzz.swift Tests/Fuzz/video/CondFixture.swift
+               Tests/Fuzz/payload/PayloadFixture.swift) ;;
     *) echo "unknown fuzz target '$target' (y4m, payload, motion, cond)" >&2; exit 2 ;;
   esac
   binary="$out/$target-fuzz"

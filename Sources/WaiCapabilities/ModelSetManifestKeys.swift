@@ -1,5 +1,5 @@
 /// The keys every model set's `manifest.json` has, checked one way for every capability
-/// (int_hyper.md §2.1, video_int_motion.md §2.1): `capability`, `format_version`, `name`,
+/// (int_hyper.md §2.1, video_int_motion.md §2.1, video_int_cond.md §2.1): `capability`, `format_version`, `name`,
 /// `version` and `files`, whose decoder files must all be listed and whose encoder files are
 /// all listed or none. The capability-specific keys are each manifest's own.
 struct ModelSetManifestKeys {

@@ -2,13 +2,15 @@
 // "Modules"): the probe's decode stage runs the codecs' decode vectors on every host made here.
 
 extension IntHyperProbeVector {
-    /// int_motion's P-frame (both h_s, then p_synth), then int_hyper's h_s and g_s; the
-    /// repetition stage runs p_synth and g_s again.
+    /// int_cond's P-frame (cond_context, cond_prior, cond_synth), int_motion's P-frame (both
+    /// h_s, then p_synth), then int_hyper's h_s and g_s; the repetition stage runs p_synth and
+    /// g_s again.
     public static let probeVectors = CodecProbeVectors {
+        let cond = try IntCondProbeVector.shared().graphs.map { ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs) }
         let motion = try IntMotionProbeVector.shared().graphs.map {
             ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs, repeated: $0.name == "int_motion_p_synth")
         }
-        return motion + (try shared().graphs.map {
+        return cond + motion + (try shared().graphs.map {
             ProbeCase(name: $0.name, graph: $0.graph, inputs: $0.inputs, repeated: $0.name == "int_hyper_g_s")
         })
     }

@@ -126,6 +126,29 @@ final class ProbeTests: XCTestCase {
         XCTAssertNotEqual(shas[0], shas[1], "a P-frame that repeats its reference tests little")
     }
 
+    /// docs/probe.md `decode`: a whole int_cond P-frame before int_motion's — cond_context,
+    /// cond_prior and cond_synth with the inputs the host's own decode of the built-in
+    /// two-frame payload gives them, reproducing its P-frame; the prior's scales and the
+    /// synthesis read the context the first run made.
+    func testDecodeStageHoldsAWholeIntCondPFrame() throws {
+        let cases = try ProbeSuite.cases(.decode)
+        let names = cases.map(\.name)
+        let first = try XCTUnwrap(names.firstIndex(of: "int_cond_context"))
+        XCTAssertEqual(Array(names[first..<(first + 4)]), ["int_cond_context", "int_cond_prior", "int_cond_synth", "int_motion_motion_h_s"])
+        let vector = try IntCondProbeVector.shared()
+        let run = { (k: Int) in try ReferenceInterpreter.run(cases[first + k].graph, inputs: cases[first + k].inputs) }
+        let context = try run(0)[0]
+        XCTAssertEqual(cases[first + 1].inputs[0], context, "cond_prior reads cond_context's output")
+        XCTAssertEqual(cases[first + 2].inputs[0], context, "cond_synth reads it too")
+        XCTAssertTrue(cases[first + 2].graph.nodes.contains { $0.op.name == "depth_to_space" })
+        let frame = try VideoIntMotionCodec.frameImage(try run(2), width: IntCondProbeVector.width, height: IntCondProbeVector.height)
+        XCTAssertEqual(frame.sha256, vector.pFrameSHA256)
+        var shas: [String] = []
+        try VideoIntCondCodec.decode(try VideoIntCondCodec.open(vector.payload), intraSet: try IntHyperProbeVector.shared().modelSet,
+                                     condSet: vector.condSet, runner: HostGraphRunner.reference()) { shas.append($0.frame.image.sha256) }
+        XCTAssertEqual(shas, [try XCTUnwrap(shas.first), vector.pFrameSHA256])
+    }
+
     /// docs/probe.md `decode`: the scale-space prediction chains the blur convs, requantize,
     /// concat, a conv-made flow, the warp, add and clamp, observes only its frame, and its
     /// flow reaches every clamp of the warp: blends on every axis, both scale ends.

@@ -12,6 +12,7 @@ import WaiHost
 /// `waihost make-model` and `encode --cond-model`, and the usage errors around them.
 final class VideoIntCondCLITests: XCTestCase {
     typealias S = VideoIntCondTestSupport
+    typealias PV = PredictiveVideoTestSupport
     override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
 
     struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
@@ -33,16 +34,6 @@ final class VideoIntCondCLITests: XCTestCase {
         return dir
     }
 
-    func hashColumn(_ text: String) -> [String] {
-        text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
-    }
-
-    func md5(_ bytes: [UInt8]) throws -> String {
-        let path = try IntHyperTestSupport.temporaryDirectory("md5") + "/frame"
-        try IntHyperTestSupport.write(bytes, path)
-        return String(try run("/usr/bin/md5sum", [path]).text.prefix(32))
-    }
-
     /// Every unit this machine has (each CPU path, lavapipe, PoCL when their plugins list one)
     /// decodes the clip to the golden frames; a unit lost mid-sequence changes no byte and the
     /// report counts the frames of each unit.
@@ -52,20 +43,9 @@ final class VideoIntCondCLITests: XCTestCase {
         XCTAssertEqual(g.frames.map(\.kind), ["intra", "predicted", "predicted", "predicted", "intra", "predicted"])
         let opened = try VideoIntCondCodec.open(try IntHyperTestSupport.read(S.clip))
         XCTAssertEqual(try S.decode(opened, runner: HostGraphRunner.reference()).map { SHA256.hex($0.frame.planes) }, g.frames.map(\.sha256))
-        var covered: [String] = []
-        for name in ["libWaiCPUBackend.so", "libWaiVulkanBackend.so", "libWaiOpenCLBackend.so"] {
-            guard let plugin = try? BackendPlugin.load(path: TestPaths.product(name)), let units = try? plugin.units() else {
-                XCTAssertNotEqual(name, "libWaiCPUBackend.so", "the CPU backend must load")
-                continue
-            }
-            for unit in units.indices {
-                let frames = try S.decode(opened, runner: PluginGraphRunner(plugin: plugin, unit: unit))
-                XCTAssertEqual(frames.map { SHA256.hex($0.frame.planes) }, g.frames.map(\.sha256), "\(plugin.name):\(unit) \(units[unit].device)")
-                XCTAssertEqual(frames.map(\.frame.image.sha256), g.frames.map(\.rgb_sha256), "\(plugin.name):\(unit)")
-                covered.append("\(plugin.name):\(unit)")
-            }
+        let covered = try PV.decodesOnEveryUnit(planes: g.frames.map(\.sha256), rgb: g.frames.map(\.rgb_sha256)) {
+            try S.decode(opened, runner: $0)
         }
-        XCTAssertTrue(covered.contains("cpu:0"), "\(covered)")
         print("video int_cond clip decoded identically on: \(covered.joined(separator: ", "))")
 
         // Runs: intra frames 2 (h_s, g_s), P-frames 3 (cond_context, cond_prior, cond_synth);
@@ -105,14 +85,14 @@ final class VideoIntCondCLITests: XCTestCase {
         XCTAssertEqual(frames.map { SHA256.hex($0) }, g.frames.map(\.sha256))
         let md5 = try run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "yuv4mpegpipe", "-i", out, "-f", "framemd5", "-"])
         XCTAssertEqual(md5.status, 0, md5.stderr)
-        XCTAssertEqual(hashColumn(md5.text), try frames.map { try self.md5($0) })
+        XCTAssertEqual(PV.hashColumn(md5.text), try frames.map { try PV.md5($0) })
         let sha = try run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "yuv4mpegpipe", "-i", out, "-f", "framehash", "-hash", "sha256", "-"])
-        XCTAssertEqual(hashColumn(sha.text), g.frames.map(\.sha256))
+        XCTAssertEqual(PV.hashColumn(sha.text), g.frames.map(\.sha256))
 
         let piped = try run("/bin/bash", ["-o", "pipefail", "-c", "\"$WAIHOST\" decode '\(S.clip)' --cond-model '\(cond)' -o - --frames 2..5 "
             + "--unit reference 2>/dev/null | ffmpeg -hide_banner -loglevel error -f yuv4mpegpipe -i - -f framehash -hash sha256 -"])
         XCTAssertEqual(piped.status, 0, piped.stderr)
-        XCTAssertEqual(hashColumn(piped.text), g.frames[2...5].map(\.sha256))
+        XCTAssertEqual(PV.hashColumn(piped.text), g.frames[2...5].map(\.sha256))
     }
 
     /// §8–§9: `make-model` writes the golden clip's set; `encode --cond-model --gop` makes a

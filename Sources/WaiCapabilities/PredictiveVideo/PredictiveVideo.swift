@@ -25,16 +25,6 @@ public protocol PredictiveModelSet: Sendable {
 extension MotionModelSet: PredictiveModelSet {}
 extension CondModelSet: PredictiveModelSet {}
 
-extension VideoIntMotionPayload: PredictiveVideoPayload {
-    public var predictedModelSetID: [UInt8] { motionModelSetID }
-    public var frameCount: Int { frames.count }
-}
-
-extension VideoIntCondPayload: PredictiveVideoPayload {
-    public var predictedModelSetID: [UInt8] { condModelSetID }
-    public var frameCount: Int { frames.count }
-}
-
 /// A predictive sequence as opened from its bytes (envelope or bare payload).
 public struct PredictiveVideoOpened<Payload: PredictiveVideoPayload>: Sendable {
     public var payload: Payload
@@ -56,4 +46,10 @@ public struct PredictiveVideoEncoded: Sendable {
     public var reconstructions: [RGB8Image]
     /// The last graph run of each frame (g_s of an intra frame, the synthesis of a P-frame).
     public var reports: [RunReport]
+}
+
+extension ModelGraphID {
+    public init(_ set: some PredictiveModelSet, graph: String) {
+        self.init(modelSet: set.idHex, modelSetLabel: "\(set.name) \(set.version)", graph: graph)
+    }
 }

@@ -17,9 +17,7 @@ public struct CondManifest: Equatable, Sendable {
 
     /// SHA-256 of the decoder files' names and hashes (§2.1).
     public static func modelSetID(fileHashes: [String: String]) -> [UInt8] {
-        var text = "wai.video.int_cond model set 1\n"
-        for f in decoderFiles { text += f + " " + (fileHashes[f] ?? "") + "\n" }
-        return SHA256.digest(Array(text.utf8))
+        ModelSetFolder.modelSetID(capability: CondModelSet.capability, decoderFiles: decoderFiles, fileHashes: fileHashes)
     }
 
     private struct File: Decodable {

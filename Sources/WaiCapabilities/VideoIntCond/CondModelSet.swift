@@ -63,20 +63,10 @@ public struct CondModelSet: Sendable {
 
     /// Loads the folder; `needsAnalysis` (encoding) also requires and loads the encoder files.
     public static func load(directory: String, needsAnalysis: Bool = false) throws -> CondModelSet {
-        guard LocalFile.isDirectory(directory) else {
-            throw ModelSetError(file: directory, problem: "not a folder (a \(capability) model set is a folder with manifest.json, "
-                + CondManifest.decoderFiles.joined(separator: ", ") + ")")
-        }
-        let folder = ModelSetFolder(directory: directory)
+        let folder = try ModelSetFolder.predictive(directory, capability: capability, decoderFiles: CondManifest.decoderFiles)
         let manifest = try CondManifest.parse(try folder.read(CondManifest.fileName, limit: 1 << 20))
-        var names = CondManifest.decoderFiles
-        if needsAnalysis {
-            guard manifest.files[CondManifest.encoderFiles[0]] != nil else {
-                throw ModelSetError(file: CondManifest.fileName, location: "$.files",
-                                    problem: "lists no encoder files (\(CondManifest.encoderFiles.joined(separator: ", "))): this model set can decode but not encode")
-            }
-            names += CondManifest.encoderFiles
-        }
+        let names = try ModelSetFolder.fileNames(needsAnalysis: needsAnalysis, listed: manifest.files, decoderFiles: CondManifest.decoderFiles,
+                                                 encoderFiles: CondManifest.encoderFiles, manifest: CondManifest.fileName)
         let bytes = try folder.verified(names, hashes: manifest.files)
         func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         let analysis = needsAnalysis ? Analysis(latent: try graph("cond_g_a.whm"), hyper: try graph("cond_h_a.whm")) : nil
@@ -103,21 +93,11 @@ public struct CondModelSet: Sendable {
 
     /// The folder's files, manifest last (it hashes the others).
     public func files() -> [(name: String, bytes: [UInt8])] {
-        var out = Self.fileBytes(entropy: entropy, context: context, prior: prior, synthesis: synthesis, analysis: analysis)
-        var hashes: [String: String] = [:]
-        for (n, b) in out { hashes[n] = SHA256.hex(b) }
-        out.append((CondManifest.fileName, CondManifest(name: name, version: version, files: hashes).serialized()))
-        return out.map { (name: $0.0, bytes: $0.1) }
+        ModelSetFolder.files(Self.fileBytes(entropy: entropy, context: context, prior: prior, synthesis: synthesis, analysis: analysis),
+                             manifestName: CondManifest.fileName) {
+            CondManifest(name: name, version: version, files: $0).serialized()
+        }
     }
 
-    public func write(to directory: String) throws {
-        try LocalFile.makeDirectories(directory)
-        for (n, b) in files() { try LocalFile.write(b, to: directory + "/" + n) }
-    }
-}
-
-extension ModelGraphID {
-    public init(_ set: CondModelSet, graph: String) {
-        self.init(modelSet: set.idHex, modelSetLabel: "\(set.name) \(set.version)", graph: graph)
-    }
+    public func write(to directory: String) throws { try ModelSetFolder.write(files(), to: directory) }
 }

@@ -42,17 +42,7 @@ enum CondModelSetChecks {
         let file = "cond_prior.whm", g = set.prior
         try twoInOneOut(g, file, "C, z")
         try checkContextInput(g, file, set, input: 0)
-        let z = g.tensors[g.inputs[1]]
-        guard z.shape.channels == set.entropy.zTables.count else {
-            throw ModelSetError(file: file, location: "input tensor '\(z.name)'",
-                                problem: "has \(z.shape.channels) channels, but cond_entropy.json has \(set.entropy.zTables.count) z_tables (one per z channel)")
-        }
-        let scales = g.tensors[g.outputs[0]]
-        let count = set.entropy.yTables.count
-        guard Interval(lo: 0, hi: Int64(count - 1)).contains(scales.interval) else {
-            throw ModelSetError(file: file, location: "output tensor '\(scales.name)'",
-                                problem: "certified interval \(scales.interval) is not inside the scale indices 0…\(count - 1) of cond_entropy.json's y_tables")
-        }
+        try Checks.scaleIndexGraph(g, file, zInput: 1, entropy: set.entropy, entropyFile: "cond_entropy.json")
         try maps(g, file, sizes: { h, w in [(16 * h, 16 * w), (h, w)] }, to: { h, w in (4 * h, 4 * w) })
     }
 

@@ -10,8 +10,7 @@ public enum VideoIntCondCodec {
     public typealias Opened = PredictiveVideoOpened<VideoIntCondPayload>
 
     public static func open(_ bytes: [UInt8]) throws -> Opened {
-        let opened = try CapabilityRegistry.open(bytes, expecting: capability)
-        return Opened(payload: try VideoIntCondPayload.parse(opened.payload), enveloped: opened.enveloped, inputBytes: bytes.count)
+        try PredictiveVideoDecoding.open(bytes, capability: capability)
     }
 
     public static func isVideo(_ bytes: [UInt8]) -> Bool {
@@ -62,63 +61,10 @@ public enum VideoIntCondCodec {
     /// first (§6), handing each asked-for frame to `each` as soon as it is decoded.
     public static func decode(_ opened: Opened, intraSet: IntHyperModelSet, condSet: CondModelSet, runner: GraphRunner,
                               frames range: ClosedRange<Int>? = nil, each: (Frame) throws -> Void) throws {
-        let p = opened.payload
-        guard p.intraModelSetID == intraSet.id else {
-            throw VideoIntCondPayloadError.modelSetMismatch(which: "intra", payload: Hex.encode(p.intraModelSetID), modelSet: intraSet.idHex,
-                                                            name: intraSet.name, version: intraSet.version)
-        }
-        guard p.condModelSetID == condSet.id else {
-            throw VideoIntCondPayloadError.modelSetMismatch(which: "predicted", payload: Hex.encode(p.condModelSetID), modelSet: condSet.idHex,
-                                                            name: condSet.name, version: condSet.version)
-        }
-        let all = 0...(p.frames.count - 1)
-        let wanted = range ?? all
-        guard all.contains(wanted.lowerBound), all.contains(wanted.upperBound) else {
-            throw VideoIntCondPayloadError.frameRange(first: wanted.lowerBound, last: wanted.upperBound, frameCount: p.frames.count)
-        }
-        do {
-            try IntHyperSizeLimit.check(intraSet, width: p.width, height: p.height, encoding: false)
-        } catch let e as IntHyperPayloadError {
-            throw VideoIntCondPayloadError.tooLarge(width: p.width, height: p.height, reason: "its intra frames: \(e)")
-        }
-        let plan = try Plan(condSet, width: p.width, height: p.height)
-        let intraDecoder = IntHyperDecoder(modelSet: intraSet)
-        var reference: RGB8Image?
-        for i in p.intraFrame(before: wanted.lowerBound)...wanted.upperBound {
-            let at = p.frames[i].range.lowerBound
-            let decoded: (image: RGB8Image, report: RunReport, hyper: RunReport, timings: IntHyperDecoder.Timings)
-            switch p.frames[i].kind {
-            case .intra:
-                let r = try intra(p, frame: i, decoder: intraDecoder, runner: runner)
-                decoded = (r.image, r.synthesisReport, r.hyperSynthesisReport, r.timings)
-            case .predicted:
-                // The index puts an intra frame at the start of every GOP, and decoding starts there.
-                guard let ref = reference else {
-                    throw VideoIntCondPayloadError.frameMismatch(frame: i, offset: at, problem: "a P-frame with no decoded reference")
-                }
-                decoded = try predicted(p, frame: i, reference: ref, plan: plan, set: condSet, runner: runner)
-            }
-            reference = decoded.image
-            guard wanted.contains(i) else { continue }
-            let (planes, colorMs) = Stopwatch.time { YCbCrBT601.planes(decoded.image, chroma: p.chroma.y4m) }
-            try each(Frame(frame: VideoIntHyperCodec.Frame(index: i, image: decoded.image, planes: planes, pictureBytes: p.frames[i].range.count,
-                                                           report: decoded.report, hyperReport: decoded.hyper, timings: decoded.timings,
-                                                           colorMs: colorMs),
-                           kind: p.frames[i].kind))
-        }
-    }
-
-    static func intra(_ p: VideoIntCondPayload, frame i: Int, decoder: IntHyperDecoder, runner: GraphRunner) throws -> IntHyperDecoder.Result {
-        let at = p.frames[i].range.lowerBound
-        do {
-            let picture = try IntHyperPayload.parse(p.frame(i))
-            guard picture.width == p.width, picture.height == p.height else {
-                throw VideoIntCondPayloadError.frameMismatch(frame: i, offset: at,
-                                                             problem: "the picture is \(picture.width)×\(picture.height), the sequence \(p.width)×\(p.height)")
-            }
-            return try decoder.decode(picture, runner: runner)
-        } catch let e as IntHyperPayloadError {
-            throw VideoIntCondPayloadError.framePicture(frame: i, offset: at, part: "intra picture", error: e)
+        try PredictiveVideoDecoding.decode(opened, intraSet: intraSet, set: condSet, runner: runner, frames: range, each: each) {
+            let p = opened.payload
+            let plan = try Plan(condSet, width: p.width, height: p.height)
+            return { i, reference in try predicted(p, frame: i, reference: reference, plan: plan, set: condSet, runner: runner) }
         }
     }
 
@@ -148,7 +94,7 @@ public enum VideoIntCondCodec {
 
     /// §6 step 5: z, the context and the prior, y, then cond_synth.
     static func predicted(_ p: VideoIntCondPayload, frame i: Int, reference: RGB8Image, plan: Plan, set: CondModelSet,
-                          runner: GraphRunner) throws -> (image: RGB8Image, report: RunReport, hyper: RunReport, timings: IntHyperDecoder.Timings) {
+                          runner: GraphRunner) throws -> PredictiveVideoDecodedFrame {
         let start = Stopwatch.now()
         let at = p.frames[i].range.lowerBound
         let body = try VideoIntCondPFrame.parse(p.frame(i), frame: i, at: at)

@@ -28,45 +28,25 @@ extension VideoIntCondCodec {
     public static func encode(count: Int, frame: (Int) throws -> RGB8Image, chroma: VideoChroma, width: Int, height: Int,
                               frameRate: Rational, aspect: Rational, gop: Int, intraSet: IntHyperModelSet, condSet: CondModelSet,
                               runner: GraphRunner, envelope: Bool = true) throws -> Encoded {
-        typealias E = VideoIntCondPayloadError
-        guard (1...VideoIntCondPayload.maximumFrames).contains(count) else {
-            throw E.invalidField(field: "frame_count", offset: 32, problem: "would be \(count); 1…\(VideoIntCondPayload.maximumFrames) allowed")
-        }
-        guard VideoIntCondPayload.gopRange.contains(gop) else {
-            throw E.invalidField(field: "intra_period", offset: 28, problem: "would be \(gop); 1…\(VideoIntCondPayload.gopRange.upperBound) allowed")
-        }
-        guard intraSet.analysis != nil else {
-            throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
-                                problem: "the intra model set was loaded without its encoder files; encoding needs them")
-        }
-        try IntHyperSizeLimit.check(intraSet, width: width, height: height, encoding: true)
-        let plan = try Plan(condSet, width: width, height: height)
-        let analysis = try AnalysisPlan(condSet, plan: plan)
-        let intraEncoder = IntHyperEncoder(modelSet: intraSet), intraDecoder = IntHyperDecoder(modelSet: intraSet)
-        var frames: [[UInt8]] = [], recon: [RGB8Image] = [], reports: [RunReport] = []
-        for i in 0..<count {
-            let image = try frame(i)
-            guard image.width == width, image.height == height else {
-                throw E.frameMismatch(frame: i, offset: 0, problem: "the frame is \(image.width)×\(image.height), the sequence \(width)×\(height)")
+        try PredictiveVideoEncoding.encode(VideoIntCondPayload.self, capability: capability, count: count, frame: frame, chroma: chroma,
+                                           width: width, height: height, frameRate: frameRate, aspect: aspect, gop: gop, intraSet: intraSet,
+                                           predictedModelSetID: condSet.id, runner: runner, envelope: envelope, requireEncoderFiles: {
+            guard intraSet.analysis != nil else {
+                throw ModelSetError(file: IntHyperManifest.fileName, location: "$.files",
+                                    problem: "the intra model set was loaded without its encoder files; encoding needs them")
             }
-            if let ref = recon.last, VideoIntCondPayload.kind(ofFrame: i, gop: gop) == .predicted {
-                let p = try predictedFrame(image, reference: ref, plan: plan, analysis: analysis, set: condSet, runner: runner)
-                frames.append(p.bytes); recon.append(p.image); reports.append(p.report)
-            } else {
-                let r = try intraEncoder.encode(image, runner: runner)
-                let d = try intraDecoder.decode(r.payload, runner: runner)
-                frames.append(r.bytes); recon.append(d.image); reports.append(d.synthesisReport)
+        }) {
+            let plan = try Plan(condSet, width: width, height: height)
+            let analysis = try AnalysisPlan(condSet, plan: plan)
+            return { current, reference in
+                try predictedFrame(current, reference: reference, plan: plan, analysis: analysis, set: condSet, runner: runner)
             }
         }
-        let payload = VideoIntCondPayload.make(chroma: chroma, width: width, height: height, frameRate: frameRate, aspect: aspect,
-                                               gop: gop, intraModelSetID: intraSet.id, condModelSetID: condSet.id, frames: frames)
-        let bytes = envelope ? try Envelope.encode(capability: capability, payload: payload) : payload
-        return Encoded(bytes: bytes, frameBytes: frames.map(\.count), reconstructions: recon, reports: reports)
     }
 
     /// §7 P-frame steps 1–5.
     static func predictedFrame(_ current: RGB8Image, reference: RGB8Image, plan: Plan, analysis: AnalysisPlan, set: CondModelSet,
-                               runner: GraphRunner) throws -> (bytes: [UInt8], image: RGB8Image, report: RunReport) {
+                               runner: GraphRunner) throws -> PredictiveVideoEncoding.PredictedFrame {
         let g = plan.geometry
         // 1. the context, as the decoder computes it.
         let (c, _) = try context(reference, plan: plan, set: set, runner: runner)

@@ -3,7 +3,7 @@
 /// rate, aspect, intra period, frame count, one or more 32-byte model-set ids, then 16 bytes of
 /// index per frame. One reader and one writer for `wai.video.int_hyper`, `wai.video.int_motion`
 /// and `wai.video.int_cond`; each payload keeps its own error type and messages by mapping
-/// `VideoSequenceHeaderError` (same cases, same fields, same offsets).
+/// `VideoSequenceHeaderError` (same cases, same fields, same offsets; VideoSequenceHeaderRefusal).
 struct VideoSequenceHeader: Equatable, Sendable {
     /// What differs between the capabilities' headers.
     struct Layout: Sendable {

@@ -30,36 +30,15 @@ public enum IntMotionProbeVector {
     public static func make() throws -> Vector {
         let intra = try IntHyperProbeVector.shared().modelSet
         let motion = try MotionModelGenerator.generate(seed: seed, n: hyperChannels, m: latentChannels, name: "probe-vector-motion")
-        // A pan: the second frame is the sample picture two columns and one row further on.
-        let wide = try SamplePicture.make(width: width + 2, height: height + 1)
-        func view(_ dx: Int, _ dy: Int) throws -> RGB8Image {
-            var pixels: [UInt8] = []
-            pixels.reserveCapacity(width * height * 3)
-            for i in 0..<height {
-                let row = ((i + dy) * wide.width + dx) * 3
-                pixels.append(contentsOf: wide.pixels[row..<(row + width * 3)])
-            }
-            return try RGB8Image(width: width, height: height, pixels: pixels)
-        }
-        let frames = [try view(0, 0), try view(2, 1)]
-        let reference = HostGraphRunner.reference()
-        let encoded = try VideoIntMotionCodec.encode(count: 2, frame: { frames[$0] }, chroma: .rgb, width: width, height: height,
-                                                     frameRate: Rational(25, 1), aspect: Rational(1, 1), gop: 2,
-                                                     intraSet: intra, motionSet: motion, runner: reference, envelope: false)
-        let recorder = RecordingRunner(reference)
-        var marks: [Int] = [], decoded: [RGB8Image] = []
-        try VideoIntMotionCodec.decode(try VideoIntMotionCodec.open(encoded.bytes), intraSet: intra, motionSet: motion,
-                                       runner: recorder) { frame in
-            marks.append(recorder.runs.count)
-            decoded.append(frame.frame.image)
-        }
-        let pRuns = Array(recorder.runs[marks[0]..<marks[1]])
-        guard pRuns.count == 3, decoded.count == 2 else {
-            throw GraphError.graph(problem: "the int_motion probe vector's P-frame made \(pRuns.count) graph runs, 3 expected")
-        }
         let names = ["int_motion_motion_h_s", "int_motion_residual_h_s", "int_motion_p_synth"]
-        return Vector(motionSet: motion, payload: encoded.bytes,
-                      graphs: zip(names, pRuns).map { ($0, $1.graph, $1.inputs) }, pFrameSHA256: decoded[1].sha256)
+        let r = try PredictiveProbeVector.record(format: "int_motion", names: names, encode: { frames, width, height, runner in
+            try VideoIntMotionCodec.encode(count: 2, frame: { frames[$0] }, chroma: .rgb, width: width, height: height,
+                                           frameRate: Rational(25, 1), aspect: Rational(1, 1), gop: 2,
+                                           intraSet: intra, motionSet: motion, runner: runner, envelope: false).bytes
+        }, decode: { payload, runner, each in
+            try VideoIntMotionCodec.decode(try VideoIntMotionCodec.open(payload), intraSet: intra, motionSet: motion, runner: runner, each: each)
+        })
+        return Vector(motionSet: motion, payload: r.payload, graphs: r.graphs, pFrameSHA256: r.pFrameSHA256)
     }
 }
 

@@ -21,18 +21,9 @@ public enum MotionModelGenerator {
     public static func defaultName(seed: UInt64, n: Int, m: Int) -> String { "int-motion-s\(seed)-n\(n)-m\(m)" }
 
     public static func generate(seed: UInt64, n: Int, m: Int, name: String? = nil, version: String = "1") throws -> MotionModelSet {
-        guard G.channelRange.contains(n), G.channelRange.contains(m) else {
-            throw GeneratorError(message: "N = \(n) and M = \(m) must each be in \(G.channelRange.lowerBound)…\(G.channelRange.upperBound)")
-        }
+        let (ref, current) = try G.predictiveCalibration(n: n, m: m)
         var rng = SplitMix64(seed: seed)
         let size = G.calibrationSize
-        let picture = try SamplePicture.make(width: size, height: size)
-        let ref = IntHyperEncoder.paddedPlanes(picture, height: size, width: size)
-        // The current frame: the picture moved 2 columns left and 1 row up (edges repeated).
-        let current = TensorValue(shape: ref.shape, values: (0..<ref.values.count).map { k in
-            let c = k / (size * size), i = (k / size) % size, j = k % size
-            return ref.values[(c * size + min(i + 1, size - 1)) * size + min(j + 2, size - 1)]
-        })
 
         // motion_g_a: 4 × conv 5×5 stride 2 over (current, ref); carriers: the temporal difference / 16.
         var motionGa: [ModelLayer] = []

@@ -70,20 +70,10 @@ public struct MotionModelSet: Sendable {
 
     /// Loads the folder; `needsAnalysis` (encoding) also requires and loads the encoder files.
     public static func load(directory: String, needsAnalysis: Bool = false) throws -> MotionModelSet {
-        guard LocalFile.isDirectory(directory) else {
-            throw ModelSetError(file: directory, problem: "not a folder (a \(capability) model set is a folder with manifest.json, "
-                + MotionManifest.decoderFiles.joined(separator: ", ") + ")")
-        }
-        let folder = ModelSetFolder(directory: directory)
+        let folder = try ModelSetFolder.predictive(directory, capability: capability, decoderFiles: MotionManifest.decoderFiles)
         let manifest = try MotionManifest.parse(try folder.read(MotionManifest.fileName, limit: 1 << 20))
-        var names = MotionManifest.decoderFiles
-        if needsAnalysis {
-            guard manifest.files[MotionManifest.encoderFiles[0]] != nil else {
-                throw ModelSetError(file: MotionManifest.fileName, location: "$.files",
-                                    problem: "lists no encoder files (\(MotionManifest.encoderFiles.joined(separator: ", "))): this model set can decode but not encode")
-            }
-            names += MotionManifest.encoderFiles
-        }
+        let names = try ModelSetFolder.fileNames(needsAnalysis: needsAnalysis, listed: manifest.files, decoderFiles: MotionManifest.decoderFiles,
+                                                 encoderFiles: MotionManifest.encoderFiles, manifest: MotionManifest.fileName)
         let bytes = try folder.verified(names, hashes: manifest.files)
         func graph(_ f: String) throws -> IntegerGraph { try folder.graph(f, bytes) }
         func entropy(_ f: String) throws -> IntHyperEntropyModel {
@@ -119,24 +109,12 @@ public struct MotionModelSet: Sendable {
 
     /// The folder's files, manifest last (it hashes the others).
     public func files() -> [(name: String, bytes: [UInt8])] {
-        var out = Self.fileBytes(motion: motion, residual: residual, pSynth: pSynth, predict: predict)
-        var hashes: [String: String] = [:]
-        for (n, b) in out { hashes[n] = SHA256.hex(b) }
-        let manifest = MotionManifest(name: name, version: version, files: hashes,
-                                      motionShift: motion.analysis?.latentShift ?? 0, residualShift: residual.analysis?.latentShift ?? 0,
-                                      motionSearch: motionSearch)
-        out.append((MotionManifest.fileName, manifest.serialized()))
-        return out.map { (name: $0.0, bytes: $0.1) }
+        ModelSetFolder.files(Self.fileBytes(motion: motion, residual: residual, pSynth: pSynth, predict: predict),
+                             manifestName: MotionManifest.fileName) {
+            MotionManifest(name: name, version: version, files: $0, motionShift: motion.analysis?.latentShift ?? 0,
+                           residualShift: residual.analysis?.latentShift ?? 0, motionSearch: motionSearch).serialized()
+        }
     }
 
-    public func write(to directory: String) throws {
-        try LocalFile.makeDirectories(directory)
-        for (n, b) in files() { try LocalFile.write(b, to: directory + "/" + n) }
-    }
-}
-
-extension ModelGraphID {
-    public init(_ set: MotionModelSet, graph: String) {
-        self.init(modelSet: set.idHex, modelSetLabel: "\(set.name) \(set.version)", graph: graph)
-    }
+    public func write(to directory: String) throws { try ModelSetFolder.write(files(), to: directory) }
 }

@@ -30,16 +30,7 @@ enum MotionModelSetChecks {
         let file = "\(p)_h_s.whm"
         let hs = s.hyperSynthesis
         try Checks.oneInOneOut(hs, file)
-        guard s.hyperChannels == s.entropy.zTables.count else {
-            throw ModelSetError(file: file, location: "input tensor '\(hs.tensors[hs.inputs[0]].name)'",
-                                problem: "has \(s.hyperChannels) channels, but \(p)_entropy.json has \(s.entropy.zTables.count) z_tables (one per z channel)")
-        }
-        let scales = hs.tensors[hs.outputs[0]]
-        let count = s.entropy.yTables.count
-        guard Interval(lo: 0, hi: Int64(count - 1)).contains(scales.interval) else {
-            throw ModelSetError(file: file, location: "output tensor '\(scales.name)'",
-                                problem: "certified interval \(scales.interval) is not inside the scale indices 0…\(count - 1) of \(p)_entropy.json's y_tables")
-        }
+        try Checks.scaleIndexGraph(hs, file, zInput: 0, entropy: s.entropy, entropyFile: "\(p)_entropy.json")
         try Checks.factor(hs, file, from: [(1, 1), (2, 3)], scale: IntHyperGeometry.hyperFactor)
     }
 

@@ -9,8 +9,7 @@ public enum VideoIntMotionCodec {
     public typealias Opened = PredictiveVideoOpened<VideoIntMotionPayload>
 
     public static func open(_ bytes: [UInt8]) throws -> Opened {
-        let opened = try CapabilityRegistry.open(bytes, expecting: capability)
-        return Opened(payload: try VideoIntMotionPayload.parse(opened.payload), enveloped: opened.enveloped, inputBytes: bytes.count)
+        try PredictiveVideoDecoding.open(bytes, capability: capability)
     }
 
     public static func isVideo(_ bytes: [UInt8]) -> Bool {
@@ -68,69 +67,16 @@ public enum VideoIntMotionCodec {
     /// first (§6), handing each asked-for frame to `each` as soon as it is decoded.
     public static func decode(_ opened: Opened, intraSet: IntHyperModelSet, motionSet: MotionModelSet, runner: GraphRunner,
                               frames range: ClosedRange<Int>? = nil, each: (Frame) throws -> Void) throws {
-        let p = opened.payload
-        guard p.intraModelSetID == intraSet.id else {
-            throw VideoIntMotionPayloadError.modelSetMismatch(which: "intra", payload: Hex.encode(p.intraModelSetID), modelSet: intraSet.idHex,
-                                                              name: intraSet.name, version: intraSet.version)
-        }
-        guard p.motionModelSetID == motionSet.id else {
-            throw VideoIntMotionPayloadError.modelSetMismatch(which: "predicted", payload: Hex.encode(p.motionModelSetID), modelSet: motionSet.idHex,
-                                                              name: motionSet.name, version: motionSet.version)
-        }
-        let all = 0...(p.frames.count - 1)
-        let wanted = range ?? all
-        guard all.contains(wanted.lowerBound), all.contains(wanted.upperBound) else {
-            throw VideoIntMotionPayloadError.frameRange(first: wanted.lowerBound, last: wanted.upperBound, frameCount: p.frames.count)
-        }
-        do {
-            try IntHyperSizeLimit.check(intraSet, width: p.width, height: p.height, encoding: false)
-        } catch let e as IntHyperPayloadError {
-            throw VideoIntMotionPayloadError.tooLarge(width: p.width, height: p.height, reason: "its intra frames: \(e)")
-        }
-        let plan = try Plan(motionSet, width: p.width, height: p.height)
-        let intraDecoder = IntHyperDecoder(modelSet: intraSet)
-        var reference: RGB8Image?
-        for i in p.intraFrame(before: wanted.lowerBound)...wanted.upperBound {
-            let at = p.frames[i].range.lowerBound
-            let decoded: (image: RGB8Image, report: RunReport, hyper: RunReport, timings: IntHyperDecoder.Timings)
-            switch p.frames[i].kind {
-            case .intra:
-                let r = try intra(p, frame: i, decoder: intraDecoder, runner: runner)
-                decoded = (r.image, r.synthesisReport, r.hyperSynthesisReport, r.timings)
-            case .predicted:
-                // The index puts an intra frame at the start of every GOP, and decoding starts there.
-                guard let ref = reference else {
-                    throw VideoIntMotionPayloadError.frameMismatch(frame: i, offset: at, problem: "a P-frame with no decoded reference")
-                }
-                decoded = try predicted(p, frame: i, reference: ref, plan: plan, set: motionSet, runner: runner)
-            }
-            reference = decoded.image
-            guard wanted.contains(i) else { continue }
-            let (planes, colorMs) = Stopwatch.time { YCbCrBT601.planes(decoded.image, chroma: p.chroma.y4m) }
-            try each(Frame(frame: VideoIntHyperCodec.Frame(index: i, image: decoded.image, planes: planes, pictureBytes: p.frames[i].range.count,
-                                                           report: decoded.report, hyperReport: decoded.hyper, timings: decoded.timings,
-                                                           colorMs: colorMs),
-                           kind: p.frames[i].kind))
-        }
-    }
-
-    static func intra(_ p: VideoIntMotionPayload, frame i: Int, decoder: IntHyperDecoder, runner: GraphRunner) throws -> IntHyperDecoder.Result {
-        let at = p.frames[i].range.lowerBound
-        do {
-            let picture = try IntHyperPayload.parse(p.frame(i))
-            guard picture.width == p.width, picture.height == p.height else {
-                throw VideoIntMotionPayloadError.frameMismatch(frame: i, offset: at,
-                                                               problem: "the picture is \(picture.width)×\(picture.height), the sequence \(p.width)×\(p.height)")
-            }
-            return try decoder.decode(picture, runner: runner)
-        } catch let e as IntHyperPayloadError {
-            throw VideoIntMotionPayloadError.framePicture(frame: i, offset: at, part: "intra picture", error: e)
+        try PredictiveVideoDecoding.decode(opened, intraSet: intraSet, set: motionSet, runner: runner, frames: range, each: each) {
+            let p = opened.payload
+            let plan = try Plan(motionSet, width: p.width, height: p.height)
+            return { i, reference in try predicted(p, frame: i, reference: reference, plan: plan, set: motionSet, runner: runner) }
         }
     }
 
     /// §6 step 5: both latents, then p_synth on the extended reference.
     static func predicted(_ p: VideoIntMotionPayload, frame i: Int, reference: RGB8Image, plan: Plan, set: MotionModelSet,
-                          runner: GraphRunner) throws -> (image: RGB8Image, report: RunReport, hyper: RunReport, timings: IntHyperDecoder.Timings) {
+                          runner: GraphRunner) throws -> PredictiveVideoDecodedFrame {
         let start = Stopwatch.now()
         let at = p.frames[i].range.lowerBound
         let body = try VideoIntMotionPFrame.parse(p.frame(i), frame: i, at: at)

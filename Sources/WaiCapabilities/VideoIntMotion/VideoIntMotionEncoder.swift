@@ -8,44 +8,22 @@ extension VideoIntMotionCodec {
     public static func encode(count: Int, frame: (Int) throws -> RGB8Image, chroma: VideoChroma, width: Int, height: Int,
                               frameRate: Rational, aspect: Rational, gop: Int, intraSet: IntHyperModelSet, motionSet: MotionModelSet,
                               runner: GraphRunner, envelope: Bool = true) throws -> Encoded {
-        typealias E = VideoIntMotionPayloadError
-        guard (1...VideoIntMotionPayload.maximumFrames).contains(count) else {
-            throw E.invalidField(field: "frame_count", offset: 32, problem: "would be \(count); 1…\(VideoIntMotionPayload.maximumFrames) allowed")
-        }
-        guard VideoIntMotionPayload.gopRange.contains(gop) else {
-            throw E.invalidField(field: "intra_period", offset: 28, problem: "would be \(gop); 1…\(VideoIntMotionPayload.gopRange.upperBound) allowed")
-        }
-        guard motionSet.canEncode, intraSet.analysis != nil else {
-            throw ModelSetError(file: MotionManifest.fileName, location: "$.files",
-                                problem: "a model set was loaded without its encoder files; encoding needs them")
-        }
-        try IntHyperSizeLimit.check(intraSet, width: width, height: height, encoding: true)
-        let plan = try Plan(motionSet, width: width, height: height)
-        let intraEncoder = IntHyperEncoder(modelSet: intraSet), intraDecoder = IntHyperDecoder(modelSet: intraSet)
-        var frames: [[UInt8]] = [], recon: [RGB8Image] = [], reports: [RunReport] = []
-        for i in 0..<count {
-            let image = try frame(i)
-            guard image.width == width, image.height == height else {
-                throw E.frameMismatch(frame: i, offset: 0, problem: "the frame is \(image.width)×\(image.height), the sequence \(width)×\(height)")
+        try PredictiveVideoEncoding.encode(VideoIntMotionPayload.self, capability: capability, count: count, frame: frame, chroma: chroma,
+                                           width: width, height: height, frameRate: frameRate, aspect: aspect, gop: gop, intraSet: intraSet,
+                                           predictedModelSetID: motionSet.id, runner: runner, envelope: envelope, requireEncoderFiles: {
+            guard motionSet.canEncode, intraSet.analysis != nil else {
+                throw ModelSetError(file: MotionManifest.fileName, location: "$.files",
+                                    problem: "a model set was loaded without its encoder files; encoding needs them")
             }
-            if let ref = recon.last, VideoIntMotionPayload.kind(ofFrame: i, gop: gop) == .predicted {
-                let p = try predictedFrame(image, reference: ref, plan: plan, set: motionSet, runner: runner)
-                frames.append(p.bytes); recon.append(p.image); reports.append(p.report)
-            } else {
-                let r = try intraEncoder.encode(image, runner: runner)
-                let d = try intraDecoder.decode(r.payload, runner: runner)
-                frames.append(r.bytes); recon.append(d.image); reports.append(d.synthesisReport)
-            }
+        }) {
+            let plan = try Plan(motionSet, width: width, height: height)
+            return { current, reference in try predictedFrame(current, reference: reference, plan: plan, set: motionSet, runner: runner) }
         }
-        let payload = VideoIntMotionPayload.make(chroma: chroma, width: width, height: height, frameRate: frameRate, aspect: aspect,
-                                                 gop: gop, intraModelSetID: intraSet.id, motionModelSetID: motionSet.id, frames: frames)
-        let bytes = envelope ? try Envelope.encode(capability: capability, payload: payload) : payload
-        return Encoded(bytes: bytes, frameBytes: frames.map(\.count), reconstructions: recon, reports: reports)
     }
 
     /// §7 P-frame steps 1–6.
     static func predictedFrame(_ current: RGB8Image, reference: RGB8Image, plan: Plan, set: MotionModelSet,
-                               runner: GraphRunner) throws -> (bytes: [UInt8], image: RGB8Image, report: RunReport) {
+                               runner: GraphRunner) throws -> PredictiveVideoEncoding.PredictedFrame {
         let g = plan.geometry
         let (hp, wp) = (g.paddedHeight, g.paddedWidth)
         let cur = IntHyperEncoder.paddedPlanes(current, height: hp, width: wp)

@@ -33,10 +33,6 @@ enum IntCondCLI: PredictiveVideoCLI {
     static func shippedFolder(forID id: [UInt8]) throws -> String? { nil }
     static func notShipped() throws -> String { "" }
 
-    static func frameRangeError(first: Int, last: Int, frameCount: Int) -> Error {
-        VideoIntCondPayloadError.frameRange(first: first, last: last, frameCount: frameCount)
-    }
-
     static func report(_ opened: VideoIntCondCodec.Opened, intraSet: IntHyperModelSet, set: CondModelSet, range: ClosedRange<Int>,
                        output: String?, outputFormat: String) -> VideoDecodeReport {
         VideoDecodeReport(opened, intraSet: intraSet, condSet: set, range: range, output: output, outputFormat: outputFormat)

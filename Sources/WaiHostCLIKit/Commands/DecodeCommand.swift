@@ -86,16 +86,16 @@ enum DecodeCommand: Command {
         if VideoIntMotionCodec.isVideo(bytes) {
             guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
             return try PredictiveVideoDecode.run(IntMotionCLI.self, .init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,
-                                                   reportPath: reportPath, json: json, selection: o.selection,
-                                                   configuration: o.host.configuration()), setFolder: o.motionModel)
+                                                                          reportPath: reportPath, json: json, selection: o.selection,
+                                                                          configuration: o.host.configuration()), setFolder: o.motionModel)
         }
         if o.motionModel != nil { throw UsageError("--motion-model is for wai.video.int_motion sequences; \(input) is not one") }
         // A conditionally coded sequence (docs/capabilities/video_int_cond.md §9).
         if VideoIntCondCodec.isVideo(bytes) {
             guard original == nil else { throw UsageError("--compare is for pictures, not sequences") }
             return try PredictiveVideoDecode.run(IntCondCLI.self, .init(input: input, bytes: bytes, output: out, model: model, frames: o.frames,
-                                                 reportPath: reportPath, json: json, selection: o.selection,
-                                                 configuration: o.host.configuration()), setFolder: o.condModel)
+                                                                        reportPath: reportPath, json: json, selection: o.selection,
+                                                                        configuration: o.host.configuration()), setFolder: o.condModel)
         }
         if o.condModel != nil { throw UsageError("--cond-model is for wai.video.int_cond sequences; \(input) is not one") }
         if VideoIntHyperCodec.isVideo(bytes) {

@@ -38,10 +38,6 @@ enum IntMotionCLI: PredictiveVideoCLI {
     static func shippedFolder(forID id: [UInt8]) throws -> String? { try ShippedModelSets.motionFolder(forID: id) }
     static func notShipped() throws -> String { ", not the shipped \(try ShippedModelSets.motionFolder())" }
 
-    static func frameRangeError(first: Int, last: Int, frameCount: Int) -> Error {
-        VideoIntMotionPayloadError.frameRange(first: first, last: last, frameCount: frameCount)
-    }
-
     static func report(_ opened: VideoIntMotionCodec.Opened, intraSet: IntHyperModelSet, set: MotionModelSet, range: ClosedRange<Int>,
                        output: String?, outputFormat: String) -> VideoDecodeReport {
         VideoDecodeReport(opened, intraSet: intraSet, motionSet: set, range: range, output: output, outputFormat: outputFormat)

@@ -6,7 +6,7 @@ import WaiHost
 /// `PredictiveVideoEncode` and `PredictiveVideoDecode` do the rest once for both.
 protocol PredictiveVideoCLI {
     associatedtype PSet: PredictiveModelSet
-    associatedtype Payload: PredictiveVideoPayload
+    associatedtype Payload: PredictiveVideoPayload & PredictiveVideoFormat
     static var capability: String { get }
     /// The option naming the P-frame set's folder, without its dashes.
     static var option: String { get }
@@ -24,7 +24,6 @@ protocol PredictiveVideoCLI {
     static func shippedFolder(forID id: [UInt8]) throws -> String?
     /// What the error for a missing P-frame set says after the set's id.
     static func notShipped() throws -> String
-    static func frameRangeError(first: Int, last: Int, frameCount: Int) -> Error
     static func report(_ opened: PredictiveVideoOpened<Payload>, intraSet: IntHyperModelSet, set: PSet, range: ClosedRange<Int>,
                        output: String?, outputFormat: String) -> VideoDecodeReport
     static func decode(_ opened: PredictiveVideoOpened<Payload>, intraSet: IntHyperModelSet, set: PSet, runner: GraphRunner,
@@ -135,7 +134,7 @@ enum PredictiveVideoDecode {
         }
         let range = r.frames ?? 0...(p.frameCount - 1)
         guard range.upperBound < p.frameCount else {
-            throw C.frameRangeError(first: range.lowerBound, last: range.upperBound, frameCount: p.frameCount)
+            throw PredictiveVideoPayloadError<C.Payload>.frameRange(first: range.lowerBound, last: range.upperBound, frameCount: p.frameCount)
         }
         let host = BackendHost(configuration: r.configuration)
         let selection = r.selection ?? host.configuration.defaultUnit

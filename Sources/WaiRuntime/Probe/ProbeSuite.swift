@@ -33,7 +33,7 @@ public struct ProbeCase: Sendable {
 public enum ProbeSuite {
     /// Part of the probe cache key: change it whenever a graph, an input or a comparison
     /// changes, so cached verdicts of the old suite are not reused.
-    public static let version = "6"
+    public static let version = "7"
 
     /// Interleaved runs of each repeated graph on one prepared graph, then rounds of all
     /// repeated graphs at once on separate threads (docs/probe.md `repetition`).
