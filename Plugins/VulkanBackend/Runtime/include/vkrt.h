@@ -22,7 +22,7 @@ typedef struct vkrt_graph vkrt_graph;
 
 typedef struct vkrt_unit {
     uint32_t kind;            /* wai_unit_kind */
-    uint32_t narrow;          /* 1: storageBuffer16BitAccess is used for narrow tensors */
+    uint32_t narrow;          /* 1: narrow tensors (storageBuffer16BitAccess and shaderInt64) */
     uint32_t uniform_range;   /* maxUniformBufferRange: the most a dispatch's uniform window spans */
     char device[128];
     char driver[128];
