@@ -11,7 +11,8 @@
 #        PERF_CMD="perf record -g -o FILE --" to profile the collector while it runs.
 # The anchor, measured in the same run before and after each store's load: the signature bound,
 # OpenSSL's Ed25519 verifications per second per core × cores ÷ the 5 signatures each bundle
-# carries (docs/collector.md §Measured).
+# carries (docs/collector.md §Measured). Beside it, the CPU OpenSSL takes for these bundles' own
+# five verifications, called as the collector calls it (scripts/bench-collector-verify.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
