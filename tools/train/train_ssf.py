@@ -77,8 +77,9 @@ class CameraPairs:
                 theta = torch.tensor([[c * half, -s * half, 2 * tx / big], [s * half, c * half, 2 * ty / big]])
                 grid = F.affine_grid(theta.unsqueeze(0), (1, 3, self.patch, self.patch), align_corners=False)
                 views.append(F.grid_sample(crop, grid, mode="bilinear", padding_mode="border", align_corners=False)[0])
-            if flows is not None:
-                flows.append(camera_flow(theta, half, self.patch))
+                if moved and flows is not None:
+                    # the reference view is the crop's centre unmoved (theta = half · identity)
+                    flows.append(camera_flow(theta, half, self.patch))
             refs.append(views[0])
             curs.append(views[1])
         return torch.stack(refs), torch.stack(curs)
