@@ -50,7 +50,7 @@ sed -e "s|@PREFIX@|$prefix|g" "$root/dist/systemd/waihost-collector.service.in" 
 mv "$dest/lib/systemd/system/waihost-collector.service.tmp" "$dest/lib/systemd/system/waihost-collector.service"
 chmod 0644 "$dest/lib/systemd/system/waihost-collector.service"
 
-for q in "$root"/samples/models/q* "$root"/samples/models/motion; do
+for q in "$root"/samples/models/q* "$root"/samples/models/motion "$root"/samples/models/cond; do
   install -d "$dest/share/waihost/models/$(basename "$q")"
   install -m 0644 "$q"/* "$dest/share/waihost/models/$(basename "$q")/"
 done

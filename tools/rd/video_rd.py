@@ -1,12 +1,14 @@
-"""Rate-distortion of a wai.video.int_motion set against x264 (docs/capabilities/video_int_motion.md),
+"""Rate-distortion of a wai.video.int_motion or wai.video.int_cond set against x264
+(docs/capabilities/video_int_motion.md §13.1, video_int_cond.md §13.1),
 on clips made from the evaluation photographs (the held-out wallpapers and scikit-image's
 sample photographs, none trained on) by a camera that pans and zooms across each one. Both
 codecs get the same Y4M source and the same GOP; x264 is ffmpeg's libx264 at `-preset
 medium`, its rate set by CRF; PSNR is ffmpeg's psnr filter on the decoded Y4M (Y', and the
-average of the three planes). Writes video_rd.md and video_rd.json.
+average of the three planes). Writes video_rd.md and video_rd.json (int_motion) or
+video_rd_cond.md and video_rd_cond.json (int_cond).
 
     tools/venv.sh --rd >/dev/null
-    .venv-tools/bin/python tools/rd/video_rd.py --motion-model DIR --waihost .build/release/waihost \\
+    .venv-tools/bin/python tools/rd/video_rd.py --motion-model DIR | --cond-model DIR --waihost .build/release/waihost \\
         [--size 640x360] [--frames 30] [--gop 8] [--qualities 1,2,3] [--crf 23,28,33,38]
 """
 import argparse
@@ -67,19 +69,23 @@ def x264_point(clip, crf, gop, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--motion-model", required=True, help="the wai.video.int_motion set")
+    sets = ap.add_mutually_exclusive_group(required=True)
+    sets.add_argument("--motion-model", help="the wai.video.int_motion set")
+    sets.add_argument("--cond-model", help="the wai.video.int_cond set")
     ap.add_argument("--waihost", default=str(REPO / ".build" / "release" / "waihost"))
     ap.add_argument("--size", default="640x360")
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--fps", type=int, default=25)
     ap.add_argument("--gop", type=int, default=8)
-    ap.add_argument("--qualities", default="1,2,3", help="the shipped intra sets (--quality) of the int_motion points")
+    ap.add_argument("--qualities", default="1,2,3", help="the shipped intra sets (--quality) of the P-frame codec's points")
     ap.add_argument("--crf", default="23,28,33,38")
     ap.add_argument("--images", type=int, default=3, help="how many evaluation photographs to make clips of")
-    ap.add_argument("--unit", help="the unit the int_motion clips decode on (default: the host's choice)")
+    ap.add_argument("--unit", help="the unit the P-frame clips decode on (default: the host's choice)")
     ap.add_argument("--out", default=str(REPO / "tools" / "rd"))
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.lower().split("x"))
+    kind, model, option = (("int_cond", args.cond_model, "--cond-model") if args.cond_model
+                           else ("int_motion", args.motion_model, "--motion-model"))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, rgb in eval_images(1280)[-args.images:]:
@@ -88,32 +94,33 @@ def main():
             print(f"{name}: clip of {args.frames} frames {w}×{h}", file=sys.stderr, flush=True)
             ours = []
             for q in (int(v) for v in args.qualities.split(",")):
-                r = video_eval.integer_clip(args.waihost, args.motion_model, clip, args.gop, quality=q, unit=args.unit)
+                r = video_eval.integer_clip(args.waihost, model, clip, args.gop, quality=q, unit=args.unit, option=option)
                 ours.append({"quality": q, "bytes": r["bytes"], "kbit_per_s": r["kbit_per_s"], "psnr": r["psnr"]})
             x264 = [x264_point(clip, int(c), args.gop, tmp) for c in args.crf.split(",")]
             bd = bd_rate([(p["kbit_per_s"], p["psnr"]["y"]) for p in x264],
                          [(p["kbit_per_s"], p["psnr"]["y"]) for p in ours])
-            rows.append({"clip": name, "int_motion": ours, "x264": x264, "bd_rate_y_vs_x264": bd})
+            rows.append({"clip": name, kind: ours, "x264": x264, "bd_rate_y_vs_x264": bd})
     out = Path(args.out)
     doc = {"size": [w, h], "frames": args.frames, "fps": args.fps, "gop": args.gop,
-           "motion_model": args.motion_model, "clips": rows}
-    (out / "video_rd.json").write_text(json.dumps(doc, indent=1) + "\n")
-    lines = [f"# int_motion vs x264, {w}×{h}, {args.frames} frames at {args.fps} fps, GOP {args.gop}", "",
+           option[2:].replace("-", "_"): model, "clips": rows}
+    stem = "video_rd" if kind == "int_motion" else "video_rd_cond"
+    (out / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    lines = [f"# {kind} vs x264, {w}×{h}, {args.frames} frames at {args.fps} fps, GOP {args.gop}", "",
              "Written by tools/rd/video_rd.py. PSNR in dB (ffmpeg's psnr filter, Y' and the average of Y', Cb, Cr);",
-             "rates in kbit/s of the coded bytes (the x264 Annex B stream, the int_motion payload).", "",
+             f"rates in kbit/s of the coded bytes (the x264 Annex B stream, the {kind} payload).", "",
              "| clip | codec | point | kbit/s | PSNR Y | PSNR avg |", "|---|---|---|---|---|---|"]
     for r in rows:
-        for p in r["int_motion"]:
-            lines.append(f"| {r['clip']} | int_motion | q{p['quality']} | {p['kbit_per_s']:.1f} | "
+        for p in r[kind]:
+            lines.append(f"| {r['clip']} | {kind} | q{p['quality']} | {p['kbit_per_s']:.1f} | "
                          f"{p['psnr']['y']:.2f} | {p['psnr']['average']:.2f} |")
         for p in r["x264"]:
             lines.append(f"| {r['clip']} | x264 medium | crf {p['crf']} | {p['kbit_per_s']:.1f} | "
                          f"{p['psnr']['y']:.2f} | {p['psnr']['average']:.2f} |")
-    lines += ["", "| clip | BD-rate (Y) of int_motion vs x264 |", "|---|---|"]
+    lines += ["", f"| clip | BD-rate (Y) of {kind} vs x264 |", "|---|---|"]
     for r in rows:
         bd = r["bd_rate_y_vs_x264"]
         lines.append(f"| {r['clip']} | {'no overlap' if bd is None else f'{bd:+.1f} %'} |")
-    (out / "video_rd.md").write_text("\n".join(lines) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

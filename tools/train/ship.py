@@ -6,7 +6,9 @@ trained at its own lambda by train.py, latent step 1 unless --steps says otherwi
 
 --motion CHECKPOINT ships a train_ssf.py checkpoint instead: its model weights (no optimizer
 state) as samples/models/float/motion.pth.tar and the wai.video.int_motion set converted
-from them as samples/models/motion, calibrated on the same kind of pictures."""
+from them as samples/models/motion, calibrated on the same kind of pictures. --cond
+CHECKPOINT does the same for a train_cond.py checkpoint: samples/models/float/cond.pth.tar and
+the wai.video.int_cond set samples/models/cond."""
 import argparse
 import json
 import sys
@@ -47,6 +49,7 @@ def main():
     src.add_argument("--checkpoint", help="one float checkpoint for q1,q2,q3, repository-relative")
     src.add_argument("--checkpoints", help="comma-separated float checkpoints of q1,q2,q3, repository-relative")
     src.add_argument("--motion", help="a train_ssf.py checkpoint (ssf.pt): ship the P-frame codec as samples/models/motion")
+    src.add_argument("--cond", help="a train_cond.py checkpoint (cond.pt): ship the conditional codec as samples/models/cond")
     ap.add_argument("--steps", default=None, help="latent step of q1,q2,q3 (default 1.6,1.0,0.6 with --checkpoint, "
                     "1 with --checkpoints)")
     ap.add_argument("--scratch", default=str(REPO / ".train-work" / "calibration"))
@@ -55,7 +58,9 @@ def main():
     args = ap.parse_args()
     from waihost_convert import cli
     if args.motion:
-        sys.exit(ship_motion(Path(args.motion), Path(args.scratch), args.calibration_count, args.version))
+        sys.exit(ship_p_frames("motion", Path(args.motion), Path(args.scratch), args.calibration_count, args.version))
+    if args.cond:
+        sys.exit(ship_p_frames("cond", Path(args.cond), Path(args.scratch), args.calibration_count, args.version))
     if args.checkpoints:
         checkpoints = args.checkpoints.split(",")
         steps = [float(v) for v in (args.steps or ",".join("1" for _ in checkpoints)).split(",")]
@@ -79,18 +84,20 @@ def main():
             "calibration": [src for src, _ in cal], "calibration_long_side": 512}, indent=1) + "\n")
 
 
-def ship_motion(checkpoint: Path, scratch: Path, count: int, version: str) -> int:
+def ship_p_frames(kind: str, checkpoint: Path, scratch: Path, count: int, version: str) -> int:
+    """kind "motion" (train_ssf.py) or "cond" (train_cond.py): the float weights under
+    samples/models/float/KIND.pth.tar and the converted set under samples/models/KIND."""
     import torch
     from waihost_convert import cli
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    float_path = REPO / "samples" / "models" / "float" / "motion.pth.tar"
+    float_path = REPO / "samples" / "models" / "float" / f"{kind}.pth.tar"
     # the weights and the training arguments the converter reads the model's shape from;
     # the optimizer's moments would triple the file and say nothing about the model
     torch.save({"model": state["model"], "step": state["step"], "args": state["args"]}, float_path)
     n, m = state["args"]["n"], state["args"]["m"]
     cal = calibration_pictures(scratch, count, 512)
-    out = REPO / "samples" / "models" / "motion"
-    set_name = f"int-motion-trained-n{n}-m{m}"
+    out = REPO / "samples" / "models" / kind
+    set_name = f"int-{kind}-trained-n{n}-m{m}"
     rc = cli.main([str(float_path), "-o", str(out), "--name", set_name, "--version", version,
                    "--calibration", *[str(d) for _, d in cal]])
     if rc == 0:

@@ -46,6 +46,21 @@ public enum ShippedModelSets {
         return MotionManifest.modelSetID(fileHashes: manifest.files) == id ? f : nil
     }
 
+    /// The shipped wai.video.int_cond set (`samples/models/cond`,
+    /// docs/capabilities/video_int_cond.md §2), what `waihost decode` tries for a conditionally
+    /// coded sequence when no `--cond-model` is given.
+    public static func condFolder(environment: [String: String]? = nil) throws -> String {
+        try root(environment) + "/cond"
+    }
+
+    /// The shipped int_cond set when a sequence's P-frames name its id, else nil.
+    public static func condFolder(forID id: [UInt8], environment: [String: String]? = nil) throws -> String? {
+        let f = try condFolder(environment: environment)
+        guard let bytes = try? LocalFile.read(f + "/" + CondManifest.fileName, limit: 1 << 20),
+              let manifest = try? CondManifest.parse(bytes) else { return nil }
+        return CondManifest.modelSetID(fileHashes: manifest.files) == id ? f : nil
+    }
+
     static func root(_ environment: [String: String]?) throws -> String {
         let env = environment ?? Environment.current
         if let d = env["WAIHOST_MODEL_DIR"], !d.isEmpty { return d }

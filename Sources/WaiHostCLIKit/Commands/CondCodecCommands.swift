@@ -9,8 +9,8 @@ enum CondVideoOptions {
                                             completion: .directory)
 }
 
-/// int_cond's names and entry points; no conditional set is shipped, so decoding needs
-/// `--cond-model`.
+/// int_cond's names and entry points; its shipped conditional set is found by id when
+/// `--cond-model` is absent.
 enum IntCondCLI: PredictiveVideoCLI {
     static let capability = VideoIntCondCodec.capability
     static let option = "cond-model"
@@ -30,8 +30,8 @@ enum IntCondCLI: PredictiveVideoCLI {
     }
 
     static func open(_ bytes: [UInt8]) throws -> VideoIntCondCodec.Opened { try VideoIntCondCodec.open(bytes) }
-    static func shippedFolder(forID id: [UInt8]) throws -> String? { nil }
-    static func notShipped() throws -> String { "" }
+    static func shippedFolder(forID id: [UInt8]) throws -> String? { try ShippedModelSets.condFolder(forID: id) }
+    static func notShipped() throws -> String { ", not the shipped \(try ShippedModelSets.condFolder())" }
 
     static func report(_ opened: VideoIntCondCodec.Opened, intraSet: IntHyperModelSet, set: CondModelSet, range: ClosedRange<Int>,
                        output: String?, outputFormat: String) -> VideoDecodeReport {

@@ -1,10 +1,12 @@
 """Reading a checkpoint as CompressAI saves it (a state dict, or a training checkpoint holding
-one under "state_dict" or "model"): a ScaleHyperprior (bmshj2018-hyperprior) picture codec or
-a scale-space-flow P-frame codec (ssf_model.ScaleSpaceFlow, what tools/train/train_ssf.py
-saves), told apart by their keys."""
+one under "state_dict" or "model"): a ScaleHyperprior (bmshj2018-hyperprior) picture codec, a
+scale-space-flow P-frame codec (ssf_model.ScaleSpaceFlow, what tools/train/train_ssf.py
+saves) or a conditional P-frame codec (cond_model.ConditionalCodec, tools/train/train_cond.py),
+told apart by their keys."""
 import torch
 from compressai.models import ScaleHyperprior
 
+from .cond_model import ConditionalCodec
 from .ssf_model import ScaleSpaceFlow
 
 DEFAULT_SCALES = 4
@@ -45,6 +47,11 @@ def is_motion(path):
     return "motion_g_a.0.weight" in _read(path)
 
 
+def is_cond(path):
+    """Whether the checkpoint holds a conditional P-frame codec (its context is there)."""
+    return "context.0.weight" in _read(path)
+
+
 def _check_keys(path, expected_sd, sd, what):
     expected = set(expected_sd)
     missing = sorted(expected - set(sd))
@@ -80,6 +87,25 @@ def load_motion(path):
     model.update()
     model.eval()
     return model, n, m
+
+
+def load_cond(path):
+    """The conditional codec in eval mode, its N, M and learned context channels read from the
+    weights' shapes."""
+    sd = {k: v for k, v in _read(path).items() if k.rsplit(".", 1)[-1] not in CODER_BUFFERS}
+    try:
+        n = sd["g_a_embed.0.weight"].shape[0]
+        m = sd["g_a.2.weight"].shape[0]
+        features = sd["context.0.weight"].shape[0]
+    except KeyError as e:
+        raise CheckpointError(f"{path}: not a ConditionalCodec state dict: no key {e}") from None
+    model = ConditionalCodec(n, m, features)
+    fresh = {k: v for k, v in model.state_dict().items() if k.rsplit(".", 1)[-1] not in CODER_BUFFERS}
+    _check_keys(path, fresh, sd, f"ConditionalCodec(N={n}, M={m}, features={features})")
+    model.load_state_dict(sd, strict=False)
+    model.update()
+    model.eval()
+    return model, n, m, features
 
 
 def load(path):

@@ -1,6 +1,7 @@
 """waihost-convert CHECKPOINT -o DIR --calibration IMG... [--eval IMG|CLIP.y4m ...]: a CompressAI
-ScaleHyperprior checkpoint → an int_hyper model set, or a scale-space-flow P-frame codec
-(tools/train/train_ssf.py) → a wai.video.int_motion model set, with RD figures."""
+ScaleHyperprior checkpoint → an int_hyper model set, a scale-space-flow P-frame codec
+(tools/train/train_ssf.py) → a wai.video.int_motion model set, or a conditional P-frame codec
+(tools/train/train_cond.py) → a wai.video.int_cond model set, with RD figures."""
 import argparse
 import json
 import shutil
@@ -8,7 +9,7 @@ import sys
 
 import torch
 
-from . import checkpoint, convert, evaluate, modelset, ssf, video_eval
+from . import checkpoint, cond, convert, evaluate, modelset, ssf, video_eval
 from .progress import Progress
 
 
@@ -37,6 +38,8 @@ def main(argv=None):
     try:
         if checkpoint.is_motion(args.checkpoint):
             return _motion(args, progress)
+        if checkpoint.is_cond(args.checkpoint):
+            return _cond(args, progress, *checkpoint.load_cond(args.checkpoint))
         model, n, m = checkpoint.load(args.checkpoint)
     except checkpoint.CheckpointError as e:
         progress.end()
@@ -77,8 +80,8 @@ def main(argv=None):
 
 
 def _motion(args, progress):
-    """The P-frame codec: calibrated on camera pairs of the pictures (ssf.camera_pair),
-    evaluated on Y4M clips."""
+    """The scale-space-flow P-frame codec: calibrated on camera pairs of the pictures
+    (ssf.camera_pair)."""
     model, n, m = checkpoint.load_motion(args.checkpoint)
     progress.begin(f"converting the P-frame codec N={n} M={m}, {model.scales} scale levels, calibrated on "
                    f"{len(args.calibration)} picture(s)")
@@ -92,6 +95,36 @@ def _motion(args, progress):
     name = args.name or f"convert-ssf-n{n}-m{m}"
     progress.begin(f"writing model set {args.output}")
     modelset.write_motion(converted, args.output, name, args.version)
+    summary = {"model_set": args.output, "name": name, "capability": "wai.video.int_motion", "N": n, "M": m,
+               "scales": converted.scales, "frac_bits": converted.frac_bits, "contracts": converted.contracts}
+    heading = (f"{name}: P-frame codec N={n} M={m}, {converted.scales} scales, flow at 1/{1 << converted.frac_bits} "
+               f"pixel → {args.output}")
+    return _p_frame_report(args, progress, summary, heading, "--motion-model")
+
+
+def _cond(args, progress, model, n, m, features):
+    """The conditional P-frame codec: calibrated on camera pairs of the pictures on the P-frame
+    grid (cond.calibration_pair)."""
+    progress.begin(f"converting the conditional codec N={n} M={m}, {features} learned context channels, "
+                   f"calibrated on {len(args.calibration)} picture(s)")
+    pairs = [cond.calibration_pair(evaluate.load_rgb(p)) for p in args.calibration]
+    try:
+        converted = cond.convert(model, pairs)
+    except ValueError as e:  # a latent or accumulator the integer graphs cannot hold, named
+        progress.end()
+        print(f"waihost-convert: {args.checkpoint}: {e}", file=sys.stderr)
+        return 1
+    name = args.name or f"convert-cond-n{n}-m{m}"
+    progress.begin(f"writing model set {args.output}")
+    modelset.write_cond(converted, args.output, name, args.version)
+    summary = {"model_set": args.output, "name": name, "capability": "wai.video.int_cond", "N": n, "M": m,
+               "K": converted.context_channels, "contracts": converted.contracts}
+    heading = f"{name}: conditional P-frame codec N={n} M={m} K={converted.context_channels} → {args.output}"
+    return _p_frame_report(args, progress, summary, heading, "--cond-model")
+
+
+def _p_frame_report(args, progress, summary, heading, option):
+    """--eval of a P-frame set on Y4M clips, then the summary (JSON or lines)."""
     rows = []
     if args.eval:
         if shutil.which(args.waihost) is None:
@@ -101,17 +134,14 @@ def _motion(args, progress):
         progress.begin(f"evaluating {len(args.eval)} clip(s) with {args.waihost}")
         for k, clip in enumerate(args.eval):
             progress.update(k, len(args.eval), str(clip))
-            rows.append(video_eval.integer_clip(args.waihost, args.output, clip, args.gop, args.intra))
+            rows.append(video_eval.integer_clip(args.waihost, args.output, clip, args.gop, args.intra, option=option))
         progress.update(len(args.eval), len(args.eval))
     progress.end()
-    summary = {"model_set": args.output, "name": name, "capability": "wai.video.int_motion", "N": n, "M": m,
-               "scales": converted.scales, "frac_bits": converted.frac_bits, "contracts": converted.contracts,
-               "eval": rows}
+    summary["eval"] = rows
     if args.json:
         print(json.dumps(summary, indent=1))
     else:
-        print(f"{name}: P-frame codec N={n} M={m}, {converted.scales} scales, flow at 1/{1 << converted.frac_bits} "
-              f"pixel → {args.output}")
+        print(heading)
         for r in rows:
             print(f"  {r['clip']}: {r['frames']} frames {r['width']}×{r['height']}, GOP {r['gop']}: "
                   f"{r['kbit_per_s']:.1f} kbit/s, {r['bpp']:.4f} bpp, PSNR Y {r['psnr']['y']:.2f} dB, "

@@ -138,6 +138,15 @@ class Graph:
         self.nodes.append(Node(CLAMP, [x], out, dict(lo=int(lo), hi=int(hi))))
         return out
 
+    def depth_to_space(self, x, block, name="depth_to_space"):
+        """docs/integer-ops.md §4.6 (PyTorch's pixel_shuffle); §5: the input's interval."""
+        c, h, w = self.shape(x)
+        if block < 2 or c % (block * block):
+            raise CertificateError(f"{name}: block {block} does not divide {c} channels into squares")
+        out = self._tensor(name, (c // (block * block), h * block, w * block), *self.interval(x))
+        self.nodes.append(Node(D2S, [x], out, dict(block=int(block))))
+        return out
+
     def lookup(self, x, table, offset, name="lookup"):
         t = [int(v) for v in table]
         assert 1 <= len(t) <= 65536
@@ -233,6 +242,8 @@ class Graph:
                 out += struct.pack("<i", p["offset"]) + i32s(p["table"])
             elif n.op == IGDN:
                 out += struct.pack("<ii", p["q"], p["s"]) + i32s(p["beta"]) + i32s(p["gamma"])
+            elif n.op == D2S:
+                out += struct.pack("<I", p["block"])
             elif n.op in (CONCAT, ADD):
                 pass
             elif n.op == WARP:

@@ -22,14 +22,15 @@ FLOW_LIMIT = 256     # |dx|, |dy| at most 256 pixels; ds is clamped by the warp 
 BINOMIAL = (1, 4, 6, 4, 1)
 
 
-def camera_pair(rgb):
+def camera_pair(rgb, multiple=16):
     """A (reference, current) pair from one picture of any size: the current frame is the
     picture moved by a small pan and zoom, what the calibration needs to see every
-    activation's range."""
+    activation's range. Both are extended to a multiple of `multiple` (int_motion's 16,
+    int_cond's P-frame grid of 64)."""
     x = torch.from_numpy(rgb.copy()).permute(2, 0, 1).float()[None] / 255
-    # extended to a multiple of 16 by repeating the last row and column, as the host extends
-    # a frame (video_int_motion.md §1): the synthesis' output is that size
-    x = F.pad(x, (0, -x.shape[3] % 16, 0, -x.shape[2] % 16), mode="replicate")
+    # extended by repeating the last row and column, as the host extends a frame
+    # (video_int_motion.md §1, video_int_cond.md §1): the synthesis' output is that size
+    x = F.pad(x, (0, -x.shape[3] % multiple, 0, -x.shape[2] % multiple), mode="replicate")
     _, _, h, w = x.shape
     theta = torch.tensor([[1 / 1.02, 0.0, 2 * 2.5 / w], [0.0, 1 / 1.02, -2 * 1.5 / h]])
     grid = F.affine_grid(theta[None], (1, 3, h, w), align_corners=False)

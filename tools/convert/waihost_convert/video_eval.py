@@ -1,5 +1,5 @@
-"""Rate and PSNR of an int_motion set on a Y4M clip, as a user meets them: `waihost encode`
-with the set and an intra set, `waihost decode`, and ffmpeg's psnr filter between the decoded
+"""Rate and PSNR of a P-frame set (int_motion or int_cond) on a Y4M clip, as a user meets
+them: `waihost encode` with the set and an intra set, `waihost decode`, and ffmpeg's psnr filter between the decoded
 and the source Y4M (Y'CbCr, the planes the clip holds)."""
 import json
 import re
@@ -30,16 +30,17 @@ def ffmpeg_psnr(decoded, source):
     return {k: float(v) for k, v in zip(("y", "u", "v", "average"), m.groups())}
 
 
-def integer_clip(waihost, motion_dir, clip, gop, intra=None, quality=2, unit=None, env=None):
+def integer_clip(waihost, set_dir, clip, gop, intra=None, quality=2, unit=None, env=None, option="--motion-model"):
+    """`option` names the set's kind: --motion-model (int_motion) or --cond-model (int_cond)."""
     w, h, fps, frames = y4m_header(clip)
     with tempfile.TemporaryDirectory() as tmp:
         wai, out = Path(tmp) / "clip.wai", Path(tmp) / "clip.y4m"
         intra_sel = ["--model", str(intra)] if intra else ["--quality", str(quality)]
         sel = ["--unit", unit] if unit else []
-        subprocess.run([waihost, "encode", str(clip), "--motion-model", str(motion_dir), "--gop", str(gop),
+        subprocess.run([waihost, "encode", str(clip), option, str(set_dir), "--gop", str(gop),
                         *intra_sel, "-o", str(wai), *sel], check=True, capture_output=True, env=env)
         dec_sel = ["--model", str(intra)] if intra else []
-        r = subprocess.run([waihost, "decode", str(wai), "--motion-model", str(motion_dir), *dec_sel, "-o", str(out),
+        r = subprocess.run([waihost, "decode", str(wai), option, str(set_dir), *dec_sel, "-o", str(out),
                             "--json", *sel], check=True, capture_output=True, text=True, env=env)
         report = json.loads(r.stdout)
         size = wai.stat().st_size

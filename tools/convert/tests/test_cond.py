@@ -1,0 +1,71 @@
+"""The conditional P-frame codec's conversion against the real host
+(docs/capabilities/video_int_cond.md §2, §4.1): a small seeded ConditionalCodec checkpoint as
+tools/train/train_cond.py writes it is converted, `waihost` must accept the set (every
+certificate verified on load), encode a clip with it, and decode the clip to the same frames on
+the reference interpreter and the CPU backend. RD figures are not asserted (tools/rd measures
+them)."""
+import json
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from test_convert import REPO, host_env, waihost  # noqa: F401  (fixtures)
+from waihost_convert import cli, video_eval
+from waihost_convert.cond_model import ConditionalCodec
+
+
+@pytest.fixture(scope="module")
+def cond_checkpoint(tmp_path_factory):
+    """N=8, M=12, 8 learned context channels, seeded; the last layer's learned part given
+    weights so y and the features reach the frame (a fresh model starts as a copy of the
+    reference)."""
+    torch.manual_seed(7)
+    model = ConditionalCodec(8, 12, 8)
+    with torch.no_grad():
+        model.out.weight[:, :8].normal_(0, 0.05)
+        model.g_a[-1].weight.mul_(8)
+    path = tmp_path_factory.mktemp("cond") / "cond.pt"
+    torch.save({"model": model.state_dict(), "step": 0, "args": {"n": 8, "m": 12, "features": 8}}, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory):
+    d = tmp_path_factory.mktemp("media")
+    yy, xx = np.mgrid[0:45, 0:70]  # not multiples of 64: calibration runs on the host's extension
+    rgb = np.stack([(xx * 4) % 256, (yy * 5) % 256, ((xx + 2 * yy) * 3) % 256], -1).astype(np.uint8)
+    Image.fromarray(rgb).save(d / "cal.png")
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=80x48:rate=10",
+                    "-frames:v", "5", "-pix_fmt", "yuv420p", str(d / "clip.y4m")], check=True)
+    return d
+
+
+def test_the_converted_set_decodes_a_clip_identically_on_every_unit(cond_checkpoint, media, waihost, host_env, tmp_path):
+    out = tmp_path / "set"
+    rc = cli.main([str(cond_checkpoint), "-o", str(out), "--calibration", str(media / "cal.png"), "-q"])
+    assert rc == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["capability"] == "wai.video.int_cond"
+    assert sorted(manifest["files"]) == sorted(["cond_entropy.json", "cond_context.whm", "cond_prior.whm",
+                                                "cond_synth.whm", "cond_g_a.whm", "cond_h_a.whm"])
+    rows = [video_eval.integer_clip(waihost, out, media / "clip.y4m", 3, unit=u, env=host_env, option="--cond-model")
+            for u in ("reference", "cpu")]
+    assert rows[0]["frames"] == 5 and len(rows[0]["frame_sha256"]) == 5
+    assert rows[0]["frame_sha256"] == rows[1]["frame_sha256"]
+    assert rows[0]["bytes"] == rows[1]["bytes"]  # the closed-loop encoder is exact too
+    assert rows[0]["psnr"]["y"] > 0
+
+
+def test_a_conditional_checkpoint_with_a_missing_layer_is_refused_naming_it(cond_checkpoint, media, tmp_path, capsys):
+    state = torch.load(cond_checkpoint, weights_only=True)
+    del state["model"]["fuse.0.weight"]
+    bad = tmp_path / "bad.pt"
+    torch.save(state, bad)
+    rc = cli.main([str(bad), "-o", str(tmp_path / "set"), "--calibration", str(media / "cal.png"), "-q"])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "fuse.0.weight" in err and "ConditionalCodec(N=8, M=12, features=8)" in err
+    assert not (tmp_path / "set").exists()
