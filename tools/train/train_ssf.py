@@ -10,12 +10,12 @@ The reference frame is the previous frame as the intra codec reconstructs it (a 
 wai.neural.int_hyper float checkpoint, --intra), so the P-frame codec learns to correct the
 intra codec's errors as it must at decode time.
 
-Seeded and resumable like train.py: checkpoints every --save-every steps under --work.
+Seeded and resumable like train.py: checkpoints every --save-every steps under --work
+(checkpointing.py).
 """
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from compressai.models import ScaleHyperprior
 from PIL import Image
 
+import checkpointing
 from dataset import training_images
 from train import cpu_has_amx
 
@@ -150,15 +151,8 @@ def main():
     params = [p for name, p in model.named_parameters() if not name.endswith(".quantiles")]
     aux_params = [p for name, p in model.named_parameters() if name.endswith(".quantiles")]
     opt, aux_opt = torch.optim.Adam(params, lr=args.lr), torch.optim.Adam(aux_params, lr=1e-3)
-    ck, step, rng = work / "ssf.pt", 0, random.Random(f"{args.seed}-ssf")
-    if ck.exists():
-        state = torch.load(ck, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        aux_opt.load_state_dict(state["aux_opt"])
-        step = state["step"]
-        rng.setstate(state["rng"])
-        torch.set_rng_state(state["torch_rng"])
+    ck, rng = work / "ssf.pt", random.Random(f"{args.seed}-ssf")
+    step = checkpointing.resume(ck, model, opt, aux_opt, rng)
     amx = cpu_has_amx() and not args.fp32
     print(f"{len(data.images)} training images (scaled copies); AMX bf16: {amx}; from step {step}", flush=True)
     log = open(work / "ssf.log", "a")
@@ -197,10 +191,7 @@ def main():
                   file=log, flush=True)
             t0 = time.time()
         if step % args.save_every == 0 or step == args.steps:
-            tmp = ck.with_suffix(".tmp")
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "aux_opt": aux_opt.state_dict(),
-                        "step": step, "rng": rng.getstate(), "torch_rng": torch.get_rng_state(), "args": vars(args)}, tmp)
-            os.replace(tmp, ck)
+            checkpointing.save(ck, model, opt, aux_opt, step, rng, args)
     model.update()
     torch.save({"state_dict": model.state_dict(), "args": {"scales": args.scales}}, out_dir / "ssf.pth.tar")
     (out_dir / "ssf.json").write_text(json.dumps({k: v for k, v in vars(args).items() if k not in ("work", "out")},
