@@ -12,15 +12,11 @@ import WaiHost
 final class IntHyperCLITests: XCTestCase {
     override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
 
-    struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
+    typealias Run = CLIRun
 
+    /// No plugin folder from the environment: these tests choose the units themselves.
     func waihost(_ args: [String]) throws -> Run {
-        // A debug-built probe worker takes tens of seconds over the whole suite; the
-        // default 20 s limit is for release builds.
-        let r = try Subprocess(TestPaths.waihost, args,
-                               environment: ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("cache"),
-                                             "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]).run()
-        return Run(status: r.status, stdout: r.stdout, stderr: r.stderrText)
+        try CLIRun.run(TestPaths.waihost, args, environment: ["WAI_PLUGIN_PATH": nil])
     }
 
     func pluginFolder() throws -> String {

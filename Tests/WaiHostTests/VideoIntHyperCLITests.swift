@@ -15,16 +15,11 @@ import WaiHost
 final class VideoIntHyperCLITests: XCTestCase {
     override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
 
-    struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
+    typealias Run = CLIRun
 
-    /// `executable args`, or a `bash -c` pipeline when `shell` (players reading a pipe).
+    /// `executable args`, with `plugins` as the only plugin folder (none when nil).
     func run(_ executable: String, _ args: [String], plugins: String? = nil) throws -> Run {
-        let env: [String: String?] = ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("cache"),
-                                      "WAI_PLUGIN_PATH": plugins,
-                                      "WAIHOST_PROBE_TIMEOUT": "600",   // a debug-built probe worker is slow
-                                      "WAIHOST": TestPaths.waihost]
-        let r = try Subprocess(executable, args, environment: env).run()
-        return Run(status: r.status, stdout: r.stdout, stderr: r.stderrText)
+        try CLIRun.run(executable, args, environment: ["WAI_PLUGIN_PATH": plugins])
     }
 
     func waihost(_ args: [String], plugins: String? = nil) throws -> Run {

@@ -15,14 +15,9 @@ final class VideoIntMotionCLITests: XCTestCase {
     typealias PV = PredictiveVideoTestSupport
     override class func tearDown() { IntHyperTestSupport.removeTemporaryDirectories() }
 
-    struct Run { var status: Int32; var stdout: [UInt8]; var stderr: String; var text: String { String(decoding: stdout, as: UTF8.self) } }
+    typealias Run = CLIRun
 
-    func run(_ executable: String, _ args: [String]) throws -> Run {
-        let env: [String: String?] = ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("cache"), "WAIHOST": TestPaths.waihost]
-        let r = try Subprocess(executable, args, environment: env).run()
-        return Run(status: r.status, stdout: r.stdout, stderr: r.stderrText)
-    }
-
+    func run(_ executable: String, _ args: [String]) throws -> Run { try CLIRun.run(executable, args) }
     func waihost(_ args: [String]) throws -> Run { try run(TestPaths.waihost, args) }
 
     /// The seeded motion set written once per process (the CLI reads a folder).
