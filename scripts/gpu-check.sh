@@ -5,7 +5,10 @@
 # Prints one table. Meant to finish within 5 minutes on a GPU machine (the release build is
 # most of it; --no-build skips it).
 #
-# usage: scripts/gpu-check.sh [--no-build] [--json FILE]
+# usage: scripts/gpu-check.sh [--no-build] [--json FILE] [--units U1,U2,...]
+#
+# --units checks the units named (e.g. vulkan:0,opencl:0) as if they were the GPU units: a
+# rehearsal of the whole check with lavapipe and PoCL on a machine without a GPU.
 #
 # Exit status: 0 when every GPU unit was accepted and decoded every golden vector exactly;
 # 1 when a GPU unit was rejected, failed or decoded a vector differently; 3 when there is
@@ -17,12 +20,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build=1 json_out=""
+build=1 json_out="" units=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
     --json) json_out="$2"; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --units) units="$2"; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -52,12 +56,19 @@ echo "gpu-check: probing every unit (fresh) …" >&2
 waihost probe --fresh > "$work/probe.txt"
 waihost probe --json > "$work/probe.json"
 
-python3 - "$work/probe.json" > "$work/gpus" <<'EOF'
+python3 - "$work/probe.json" "$units" > "$work/gpus" <<'EOF'
 import json, sys
+chosen = [u for u in sys.argv[2].split(",") if u]
 for u in json.load(open(sys.argv[1]))["units"]:
-    if u.get("unit") == "gpu":
-        print("%s:%d\t%s" % (u["backend"], u["index"], u["state"]))
+    name = "%s:%d" % (u["backend"], u["index"]) if "index" in u else u["backend"]
+    if (name in chosen) if chosen else u.get("unit") == "gpu":
+        print("%s\t%s" % (name, u["state"]))
 EOF
+if [ -n "$units" ] && [ "$(wc -l < "$work/gpus")" -ne "$(tr ',' '\n' <<< "$units" | grep -c .)" ]; then
+  cat "$work/probe.txt"
+  echo "gpu-check: --units $units: not every unit named is in the probe table above" >&2
+  exit 2
+fi
 if [ ! -s "$work/gpus" ]; then
   cat "$work/probe.txt"
   echo "gpu-check: no GPU unit on this machine: no Vulkan or OpenCL driver lists a GPU device (is the GPU's driver installed — e.g. NVIDIA's libnvidia-gl for Vulkan and libnvidia-compute's OpenCL ICD — and is /dev/dri or /dev/nvidia* visible?). Nothing to check." >&2
@@ -95,9 +106,10 @@ while IFS=$'\t' read -r unit state; do
 done < "$work/gpus"
 
 echo "== gpu-check on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) cores), $(date -u +%FT%TZ), $(( $(date +%s) - started )) s"
-python3 - "$work" "$json_out" <<'EOF'
+python3 - "$work" "$json_out" "$units" <<'EOF'
 import json, os, sys
 work, json_out = sys.argv[1], sys.argv[2]
+chosen = [u for u in sys.argv[3].split(",") if u]
 probe = json.load(open(os.path.join(work, "probe.json")))
 
 def gmac(b):
@@ -123,7 +135,8 @@ cpu = {s: bench("cpu:0", s) for s in sizes}
 rows, bad = [], False
 for u in probe["units"]:
     name = "%s:%d" % (u["backend"], u["index"]) if "index" in u else u["backend"]
-    if u.get("unit") != "gpu" and name != "cpu:0":
+    checked = (name in chosen) if chosen else u.get("unit") == "gpu"
+    if not checked and name != "cpu:0":
         continue
     row = {"unit": name, "device": u["device"], "driver": u["driver"], "verdict": u["state"],
            "reason": "" if u["state"] == "accepted" else u["reason"], "golden": "-"}
@@ -135,7 +148,7 @@ for u in probe["units"]:
         if ok != len(lines) or not lines:
             bad = True
             row["reason"] = "; ".join(l for l in lines if not l.endswith(" ok"))
-    if u.get("unit") == "gpu" and u["state"] != "accepted":
+    if checked and u["state"] != "accepted":
         bad = True
     for s in sizes:
         row[s] = cpu[s] if name == "cpu:0" else bench(name, s)
@@ -149,7 +162,7 @@ def cell(r, s):
         return "error: " + b["error"][:60]
     ratio = ""
     if cpu.get(s) and "gmacs" in cpu[s] and r["unit"] != "cpu:0":
-        ratio = " (%.1f× cpu)" % (b["gmacs"] / cpu[s]["gmacs"])
+        ratio = " (%.2f× cpu)" % (b["gmacs"] / cpu[s]["gmacs"])
     return "g_s %.1f ms = %.1f GMAC/s, total %.1f ms%s" % (b["g_s_ms"], b["gmacs"], b["total_ms"], ratio)
 
 table = [["UNIT", "DEVICE", "DRIVER", "VERDICT", "GOLDEN", "768x512", "3840x2160", "REASON"]]
