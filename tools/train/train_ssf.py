@@ -135,6 +135,8 @@ def main():
                          "falling linearly to 0 at --flow-until: the motion branch learns from the prediction alone "
                          "only very slowly")
     ap.add_argument("--flow-until", type=int, default=0, help="the step at which the flow loss has fallen to 0")
+    ap.add_argument("--init", help="start from these float weights (ship.py's samples/models/float/motion.pth.tar: "
+                    "model, step, args) with fresh optimisers, when --work has no checkpoint yet")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--threads", type=int, default=2)
@@ -153,6 +155,10 @@ def main():
     opt, aux_opt = torch.optim.Adam(params, lr=args.lr), torch.optim.Adam(aux_params, lr=1e-3)
     ck, rng = work / "ssf.pt", random.Random(f"{args.seed}-ssf")
     step = checkpointing.resume(ck, model, opt, aux_opt, rng)
+    if step == 0 and args.init:
+        init = torch.load(args.init, map_location="cpu", weights_only=False)
+        model.load_state_dict(init["model"])
+        step = init["step"]
     amx = cpu_has_amx() and not args.fp32
     print(f"{len(data.images)} training images (scaled copies); AMX bf16: {amx}; from step {step}", flush=True)
     log = open(work / "ssf.log", "a")
