@@ -75,6 +75,20 @@ def optimisers(model, lr):
     return torch.optim.Adam(params, lr=lr), torch.optim.Adam(aux, lr=1e-3)
 
 
+def train_step(model, opt, aux_opt, loss):
+    """One optimiser step on the loss (gradients clipped to norm 1), then one on the entropy
+    bottleneck's auxiliary loss, which it returns."""
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    aux = model.aux_loss()
+    aux_opt.zero_grad()
+    aux.backward()
+    aux_opt.step()
+    return aux
+
+
 def run_phase(name, args, data, lam, steps, init, lr_drop_at):
     work = Path(args.work)
     ck = work / f"{name}.pt"
@@ -109,14 +123,7 @@ def run_phase(name, args, data, lam, steps, init, lr_drop_at):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amx):
             out = model(x)
         loss, bpp, mse = rd_loss(out, x, lam)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        aux = model.aux_loss()
-        aux_opt.zero_grad()
-        aux.backward()
-        aux_opt.step()
+        aux = train_step(model, opt, aux_opt, loss)
         step += 1
         if step % 25 == 0:
             psnr = 10 * np.log10(1 / max(mse.item(), 1e-10))

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 import checkpointing
 from dataset import training_images
-from train import cpu_has_amx
+from train import cpu_has_amx, optimisers, train_step
 from train_ssf import CameraPairs, load_intra, rd_loss
 
 # one definition of the model for training and conversion
@@ -60,9 +60,7 @@ def main():
     data = CameraPairs(training_images(), args.patch)
     intra = load_intra(args.intra)
     model = ConditionalCodec(args.n, args.m, args.features)
-    params = [p for name, p in model.named_parameters() if not name.endswith(".quantiles")]
-    aux_params = [p for name, p in model.named_parameters() if name.endswith(".quantiles")]
-    opt, aux_opt = torch.optim.Adam(params, lr=args.lr), torch.optim.Adam(aux_params, lr=1e-3)
+    opt, aux_opt = optimisers(model, args.lr)
     ck, rng = work / "cond.pt", random.Random(f"{args.seed}-cond")
     step = checkpointing.resume(ck, model, opt, aux_opt, rng)
     amx = cpu_has_amx() and not args.fp32
@@ -81,14 +79,7 @@ def main():
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amx):
             out = model(cur, ref)
         loss, bpp, mse = rd_loss(out, cur, args.lam)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        aux = model.aux_loss()
-        aux_opt.zero_grad()
-        aux.backward()
-        aux_opt.step()
+        aux = train_step(model, opt, aux_opt, loss)
         step += 1
         if step % 25 == 0:
             ref_mse = F.mse_loss(ref, cur).item()

@@ -29,7 +29,7 @@ from PIL import Image
 
 import checkpointing
 from dataset import training_images
-from train import cpu_has_amx
+from train import cpu_has_amx, optimisers, train_step
 
 # the model is the converter's (one definition for training and conversion), also when the
 # converter is not installed in this Python
@@ -150,9 +150,7 @@ def main():
     data = CameraPairs(training_images(), args.patch)
     intra = load_intra(args.intra)
     model = ScaleSpaceFlow(args.n, args.m, args.scales)
-    params = [p for name, p in model.named_parameters() if not name.endswith(".quantiles")]
-    aux_params = [p for name, p in model.named_parameters() if name.endswith(".quantiles")]
-    opt, aux_opt = torch.optim.Adam(params, lr=args.lr), torch.optim.Adam(aux_params, lr=1e-3)
+    opt, aux_opt = optimisers(model, args.lr)
     ck, rng = work / "ssf.pt", random.Random(f"{args.seed}-ssf")
     step = checkpointing.resume(ck, model, opt, aux_opt, rng)
     if step == 0 and args.init:
@@ -178,14 +176,7 @@ def main():
         if true_flows is not None:
             flow_err = F.smooth_l1_loss(out["flow"][:, :2].float(), torch.stack(true_flows))
             loss = loss + flow_w * flow_err
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        aux = model.aux_loss()
-        aux_opt.zero_grad()
-        aux.backward()
-        aux_opt.step()
+        aux = train_step(model, opt, aux_opt, loss)
         step += 1
         if step % 25 == 0:
             pred_mse = F.mse_loss(out["pred"].float(), cur).item()

@@ -15,11 +15,11 @@ import torch.nn.functional as F
 from . import hyper, tables
 from .cond_model import BLOCK, REF_CHANNELS
 from .convert import inverse_gdn
+from .calibration import ActivationStats
 from .graph import Graph
 from .layers import ACT, conv
 from .ssf import camera_pair
 
-HEADROOM = 2.0
 GRID = 64  # the P-frame grid: every frame is extended to a multiple of 64 (§3)
 
 
@@ -28,18 +28,14 @@ def calibration_pair(rgb):
     return camera_pair(rgb, multiple=GRID)
 
 
-class Calibration:
+class Calibration(ActivationStats):
     """Per-channel max |value| after every layer the integer graphs quantise."""
 
     def __init__(self, model, pairs):
-        self.stats = {}
+        super().__init__()
         with torch.no_grad():
             for ref, cur in pairs:
                 self._run(model, ref, cur)
-
-    def _note(self, key, t):
-        v = t.detach().abs().amax(dim=(0, 2, 3)).double().numpy()
-        self.stats[key] = np.maximum(self.stats.get(key, v), v)
 
     def _seq(self, seq, x, prefix):
         for i, layer in enumerate(seq):
@@ -52,23 +48,11 @@ class Calibration:
         e = self._seq(model.g_a_embed, cur, "g_a_embed")
         y = self._seq(model.g_a, torch.cat((e, c), 1), "g_a")
         self._note("y", y)
-        h = torch.abs(y)
-        for i, layer in enumerate(model.h_a):
-            h = layer(h)
-            if i in (1, 3):
-                self._note(f"h_a.{i}", h)
-        med = model.entropy_bottleneck._get_medians().detach().reshape(1, -1, 1, 1)
-        z = torch.round(h - med)
-        self._note("z", z)
-        hs = self._seq(model.h_s, z + med, "h_s")
+        hs = self._seq(model.h_s, self._hyper_analysis(model, y), "h_s")
         t = self._seq(model.temporal, c, "temporal")
         self._seq(model.prior, torch.cat((hs, t), 1), "prior")
         x = self._seq(model.g_s, torch.round(y), "g_s")
         self._seq(model.fuse, torch.cat((x, c), 1), "fuse")
-
-    def step(self, key, levels=ACT):
-        m = self.stats[key] * HEADROOM
-        return np.where(m > 0, m / levels, 1.0 / levels)
 
 
 class Converted:

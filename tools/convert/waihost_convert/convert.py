@@ -14,12 +14,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .calibration import ActivationStats
 from .graph import Graph
 from . import hyper, tables
 from .layers import ACT, BUDGET, conv
 
 GDN_OUT = 4095      # (inverse) GDN outputs are clamped to twice the calibrated range
-HEADROOM = 2.0        # calibrated ranges are widened by this much
 SQ_SHIFT = 6          # inverse GDN's square_shift
 # g_a writes y at 2^-ANALYSIS_SHIFT steps and h_a reads it so (int_hyper.md §2.1 analysis_shift);
 # the host codes y = round(that / 2^k). CompressAI's h_a sees the unrounded y: on |round(y)| instead
@@ -37,19 +37,15 @@ def gdn_params(module):
     return beta, gamma
 
 
-class Calibration:
+class Calibration(ActivationStats):
     """Per-channel max |value| at every point the integer graphs quantise, over the images."""
 
     def __init__(self, model, images, latent_step=1.0):
-        self.stats = {}
+        super().__init__()
         self.q = latent_step
         with torch.no_grad():
             for im in images:
                 self._run(model, im)
-
-    def _note(self, key, t):
-        v = t.detach().abs().amax(dim=(0, 2, 3)).double().numpy()
-        self.stats[key] = np.maximum(self.stats.get(key, v), v)
 
     def _run(self, model, x):
         h = x
@@ -66,15 +62,7 @@ class Calibration:
             h_in = h
         y = h
         self._note("y", y / self.q)
-        h = torch.abs(y)
-        for i, layer in enumerate(model.h_a):
-            h = layer(h)
-            if i in (1, 3):
-                self._note(f"h_a.{i}", h)
-        med = model.entropy_bottleneck._get_medians().detach().reshape(1, -1, 1, 1)
-        z_int = torch.round(h - med)
-        self._note("z", z_int)
-        h = z_int + med
+        h = self._hyper_analysis(model, y)
         for i, layer in enumerate(model.h_s):
             h = layer(h)
             if i in (1, 3):
@@ -84,11 +72,6 @@ class Calibration:
             h = layer(h)
             if i < 6:
                 self._note(f"g_s.{i}", h)
-
-    def step(self, key, levels=ACT):
-        # headroom above the calibration images' largest value: other pictures reach further
-        m = self.stats[key] * HEADROOM
-        return np.where(m > 0, m / levels, 1.0 / levels)
 
 
 def inverse_gdn(g, x, module, d_x, d_y, name):

@@ -12,10 +12,10 @@ import torch
 import torch.nn.functional as F
 
 from . import hyper, tables
+from .calibration import ActivationStats
 from .graph import Graph
 from .layers import ACT, conv
 
-HEADROOM = 2.0
 ANALYSIS_SHIFT = 8   # as the picture codec (convert.py): g_a writes y at 2^-8, the host rounds
 FRAC_BITS = 6        # the flow in 1/64 pixel: [0, 255] volumes allow up to 7 (integer-ops.md §4.10)
 FLOW_LIMIT = 256     # |dx|, |dy| at most 256 pixels; ds is clamped by the warp itself
@@ -38,18 +38,14 @@ def camera_pair(rgb, multiple=16):
     return torch.round(x * 255) / 255, torch.round(cur * 255) / 255
 
 
-class Calibration:
+class Calibration(ActivationStats):
     """Per-channel max |value| after every layer the integer graphs quantise."""
 
     def __init__(self, model, pairs):
-        self.stats = {}
+        super().__init__()
         with torch.no_grad():
             for ref, cur in pairs:
                 self._run(model, ref, cur)
-
-    def _note(self, key, t):
-        v = t.detach().abs().amax(dim=(0, 2, 3)).double().numpy()
-        self.stats[key] = np.maximum(self.stats.get(key, v), v)
 
     def _seq(self, seq, x, prefix):
         for i, layer in enumerate(seq):
@@ -60,15 +56,7 @@ class Calibration:
 
     def _hyper(self, lat, y, prefix):
         self._note(f"{prefix}.y", y)
-        h = torch.abs(y)
-        for i, layer in enumerate(lat.h_a):
-            h = layer(h)
-            if i in (1, 3):
-                self._note(f"{prefix}.h_a.{i}", h)
-        med = lat.entropy_bottleneck._get_medians().detach().reshape(1, -1, 1, 1)
-        z = torch.round(h - med)
-        self._note(f"{prefix}.z", z)
-        h = z + med
+        h = self._hyper_analysis(lat, y, f"{prefix}.")
         for i, layer in enumerate(lat.h_s):
             h = layer(h)
             if i in (1, 3):
@@ -84,10 +72,6 @@ class Calibration:
         y_r = self._seq(model.residual_g_a, cur - pred, "residual_g_a")
         y_r = self._hyper(model.residual, y_r, "residual")
         self._seq(model.residual_g_s, torch.cat((y_r, y_m), 1), "residual_g_s")
-
-    def step(self, key, levels=ACT):
-        m = self.stats[key] * HEADROOM
-        return np.where(m > 0, m / levels, 1.0 / levels)
 
 
 class Converted:
