@@ -59,4 +59,20 @@ enum PredictiveVideoTestSupport {
             XCTAssertEqual($0 as? PredictiveVideoPayloadError<Format>, .frameRange(first: 4, last: 6, frameCount: 6), file: file, line: line)
         }
     }
+
+    /// VIM §9 / video_int_cond.md §9: a pan encoded with the shipped trained set `folder`
+    /// (through `option`, on the reference) decodes without the option — the set found by the
+    /// sequence's id — on the CPU backend to the frames the named folder gives on the reference.
+    static func shippedSetIsFoundByID(option: String, folder: String, waihost: ([String]) throws -> CLIRun) throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("shipped")
+        try IntHyperTestSupport.write(try VideoIntMotionTestSupport.panFrames(2).flatMap(\.pixels), dir + "/pan.rgb")
+        let e = try waihost(["encode", dir + "/pan.rgb", "--size", "64x48", "--fps", "30", "--\(option)", folder, "--gop", "2",
+                             "--quality", "2", "--unit", "reference", "-o", dir + "/pan.wai"])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        let named = try waihost(["decode", dir + "/pan.wai", "--\(option)", folder, "-o", dir + "/named.y4m", "--unit", "reference"])
+        XCTAssertEqual(named.status, 0, named.stderr)
+        let found = try waihost(["decode", dir + "/pan.wai", "-o", dir + "/found.y4m", "--unit", "cpu"])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertEqual(try IntHyperTestSupport.read(dir + "/found.y4m"), try IntHyperTestSupport.read(dir + "/named.y4m"))
+    }
 }

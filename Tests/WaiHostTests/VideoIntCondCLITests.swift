@@ -140,15 +140,6 @@ final class VideoIntCondCLITests: XCTestCase {
         let shipped = IntHyperTestSupport.samples + "/models/cond"
         let set = try CondModelSet.load(directory: shipped, needsAnalysis: true)
         XCTAssertTrue(set.name.hasPrefix("int-cond-trained-"), set.name)
-        let dir = try IntHyperTestSupport.temporaryDirectory("cond-shipped")
-        try IntHyperTestSupport.write(try S.panFrames(2).flatMap(\.pixels), dir + "/pan.rgb")
-        let e = try waihost(["encode", dir + "/pan.rgb", "--size", "64x48", "--fps", "30", "--cond-model", shipped, "--gop", "2",
-                             "--quality", "2", "--unit", "reference", "-o", dir + "/pan.wai"])
-        XCTAssertEqual(e.status, 0, e.stderr)
-        let named = try waihost(["decode", dir + "/pan.wai", "--cond-model", shipped, "-o", dir + "/named.y4m", "--unit", "reference"])
-        XCTAssertEqual(named.status, 0, named.stderr)
-        let found = try waihost(["decode", dir + "/pan.wai", "-o", dir + "/found.y4m", "--unit", "cpu"])
-        XCTAssertEqual(found.status, 0, found.stderr)
-        XCTAssertEqual(try IntHyperTestSupport.read(dir + "/found.y4m"), try IntHyperTestSupport.read(dir + "/named.y4m"))
+        try PV.shippedSetIsFoundByID(option: "cond-model", folder: shipped, waihost: waihost)
     }
 }

@@ -117,15 +117,6 @@ final class VideoIntMotionCLITests: XCTestCase {
         let shipped = IntHyperTestSupport.samples + "/models/motion"
         let set = try MotionModelSet.load(directory: shipped)
         XCTAssertTrue(set.name.hasPrefix("int-motion-trained-"), set.name)
-        let dir = try IntHyperTestSupport.temporaryDirectory("motion-shipped")
-        try IntHyperTestSupport.write(try S.panFrames(2).flatMap(\.pixels), dir + "/pan.rgb")
-        let e = try waihost(["encode", dir + "/pan.rgb", "--size", "64x48", "--fps", "30", "--motion-model", shipped, "--gop", "2",
-                             "--quality", "2", "--unit", "reference", "-o", dir + "/pan.wai"])
-        XCTAssertEqual(e.status, 0, e.stderr)
-        let named = try waihost(["decode", dir + "/pan.wai", "--motion-model", shipped, "-o", dir + "/named.y4m", "--unit", "reference"])
-        XCTAssertEqual(named.status, 0, named.stderr)
-        let found = try waihost(["decode", dir + "/pan.wai", "-o", dir + "/found.y4m", "--unit", "reference"])
-        XCTAssertEqual(found.status, 0, found.stderr)
-        XCTAssertEqual(try IntHyperTestSupport.read(dir + "/found.y4m"), try IntHyperTestSupport.read(dir + "/named.y4m"))
+        try PV.shippedSetIsFoundByID(option: "motion-model", folder: shipped, waihost: waihost)
     }
 }
