@@ -21,9 +21,8 @@ import torch
 import torch.nn.functional as F
 
 import checkpointing
-from dataset import training_images
 from train import cpu_has_amx, optimisers, train_step
-from train_ssf import CameraPairs, load_intra, rd_loss
+from train_ssf import decoded_reference, rd_loss, start
 
 # one definition of the model for training and conversion
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "convert"))
@@ -42,8 +41,8 @@ def main():
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--lambda", dest="lam", type=float, default=0.009)
-    ap.add_argument("--steps", type=int, default=12000)
-    ap.add_argument("--lr-drop-at", type=int, default=0, help="divide the learning rate by 10 from this step (0: never)")
+    ap.add_argument("--steps", type=int, default=20000)
+    ap.add_argument("--lr-drop-at", type=int, default=16000, help="divide the learning rate by 10 from this step (0: never)")
     ap.add_argument("--max-shift", type=float, default=6.0, help="largest pan between frames, pixels")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save-every", type=int, default=100)
@@ -52,13 +51,7 @@ def main():
     args = ap.parse_args()
     if args.patch % 64:
         ap.error(f"--patch {args.patch}: a multiple of 64 (the P-frame grid, video_int_cond.md §3)")
-    torch.set_num_threads(args.threads)
-    work, out_dir = Path(args.work), Path(args.out)
-    work.mkdir(parents=True, exist_ok=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(args.seed)
-    data = CameraPairs(training_images(), args.patch)
-    intra = load_intra(args.intra)
+    work, out_dir, data, intra = start(args)
     model = ConditionalCodec(args.n, args.m, args.features)
     opt, aux_opt = optimisers(model, args.lr)
     ck, rng = work / "cond.pt", random.Random(f"{args.seed}-cond")
@@ -72,9 +65,7 @@ def main():
         for group in opt.param_groups:
             group["lr"] = lr
         ref, cur = data.batch(args.batch, rng, args.max_shift)
-        with torch.no_grad():
-            ref = intra(ref)["x_hat"].clamp(0, 1)
-            ref = torch.round(ref * 255) / 255  # the decoder's reference is RGB8
+        ref = decoded_reference(intra, ref)
         model.train()
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amx):
             out = model(cur, ref)

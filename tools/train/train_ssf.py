@@ -109,6 +109,23 @@ def load_intra(path):
     return model
 
 
+def start(args):
+    """What both P-frame trainers begin with: threads, seed, the --work and --out folders, the
+    training pairs and the intra codec."""
+    torch.set_num_threads(args.threads)
+    work, out_dir = Path(args.work), Path(args.out)
+    work.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    return work, out_dir, CameraPairs(training_images(), args.patch), load_intra(args.intra)
+
+
+def decoded_reference(intra, ref):
+    """The reference frames as the decoder has them: the intra codec's reconstruction, RGB8."""
+    with torch.no_grad():
+        return torch.round(intra(ref)["x_hat"].clamp(0, 1) * 255) / 255
+
+
 def rd_loss(out, x, lam):
     n, _, h, w = x.shape
     bpp = sum(torch.log(l).sum() for l in out["likelihoods"]) / (-math.log(2) * n * h * w)
@@ -142,13 +159,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--fp32", action="store_true")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    work, out_dir = Path(args.work), Path(args.out)
-    work.mkdir(parents=True, exist_ok=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(args.seed)
-    data = CameraPairs(training_images(), args.patch)
-    intra = load_intra(args.intra)
+    work, out_dir, data, intra = start(args)
     model = ScaleSpaceFlow(args.n, args.m, args.scales)
     opt, aux_opt = optimisers(model, args.lr)
     ck, rng = work / "ssf.pt", random.Random(f"{args.seed}-ssf")
@@ -165,9 +176,7 @@ def main():
         flow_w = args.flow_weight * max(0.0, 1.0 - step / args.flow_until) if args.flow_until > 0 else 0.0
         true_flows = [] if flow_w > 0 else None
         ref, cur = data.batch(args.batch, rng, args.max_shift, true_flows)
-        with torch.no_grad():
-            ref = intra(ref)["x_hat"].clamp(0, 1)
-            ref = torch.round(ref * 255) / 255  # the decoder's reference is RGB8
+        ref = decoded_reference(intra, ref)
         model.train()
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amx):
             out = model(cur, ref)

@@ -10,8 +10,14 @@ HEADROOM = 2.0  # calibrated ranges are widened by this much: other inputs reach
 
 
 class ActivationStats:
-    def __init__(self):
+    """Runs `self._run(model, *args)` for each tuple of arguments in `inputs`, without
+    gradients; `_run` notes what it sees."""
+
+    def __init__(self, model, inputs):
         self.stats = {}
+        with torch.no_grad():
+            for args in inputs:
+                self._run(model, *args)
 
     def _note(self, key, t):
         v = t.detach().abs().amax(dim=(0, 2, 3)).double().numpy()

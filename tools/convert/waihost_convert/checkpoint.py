@@ -80,13 +80,18 @@ def load_motion(path):
     scales = args.get("scales", DEFAULT_SCALES)
     if not isinstance(scales, int) or not 1 <= scales <= 64:
         raise CheckpointError(f"{path}: args.scales {scales!r} is not 1…64")
-    model = ScaleSpaceFlow(n, m, scales)
+    return _p_frame_codec(path, sd, ScaleSpaceFlow(n, m, scales), f"ScaleSpaceFlow(N={n}, M={m})"), n, m
+
+
+def _p_frame_codec(path, sd, model, what):
+    """`model` with the state dict's weights (the coder tables left out of both sides: update()
+    rebuilds them), entropy models updated, in eval mode; refuses keys that differ."""
     fresh = {k: v for k, v in model.state_dict().items() if k.rsplit(".", 1)[-1] not in CODER_BUFFERS}
-    _check_keys(path, fresh, sd, f"ScaleSpaceFlow(N={n}, M={m})")
+    _check_keys(path, fresh, sd, what)
     model.load_state_dict(sd, strict=False)
     model.update()
     model.eval()
-    return model, n, m
+    return model
 
 
 def load_cond(path):
@@ -99,12 +104,7 @@ def load_cond(path):
         features = sd["context.0.weight"].shape[0]
     except KeyError as e:
         raise CheckpointError(f"{path}: not a ConditionalCodec state dict: no key {e}") from None
-    model = ConditionalCodec(n, m, features)
-    fresh = {k: v for k, v in model.state_dict().items() if k.rsplit(".", 1)[-1] not in CODER_BUFFERS}
-    _check_keys(path, fresh, sd, f"ConditionalCodec(N={n}, M={m}, features={features})")
-    model.load_state_dict(sd, strict=False)
-    model.update()
-    model.eval()
+    model = _p_frame_codec(path, sd, ConditionalCodec(n, m, features), f"ConditionalCodec(N={n}, M={m}, features={features})")
     return model, n, m, features
 
 

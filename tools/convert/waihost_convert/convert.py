@@ -41,11 +41,8 @@ class Calibration(ActivationStats):
     """Per-channel max |value| at every point the integer graphs quantise, over the images."""
 
     def __init__(self, model, images, latent_step=1.0):
-        super().__init__()
         self.q = latent_step
-        with torch.no_grad():
-            for im in images:
-                self._run(model, im)
+        super().__init__(model, [(im,) for im in images])
 
     def _run(self, model, x):
         h = x

@@ -41,12 +41,6 @@ def camera_pair(rgb, multiple=16):
 class Calibration(ActivationStats):
     """Per-channel max |value| after every layer the integer graphs quantise."""
 
-    def __init__(self, model, pairs):
-        super().__init__()
-        with torch.no_grad():
-            for ref, cur in pairs:
-                self._run(model, ref, cur)
-
     def _seq(self, seq, x, prefix):
         for i, layer in enumerate(seq):
             x = layer(x)
