@@ -40,10 +40,9 @@ public enum ShippedModelSets {
 
     /// The shipped int_motion set when a sequence's P-frames name its id, else nil.
     public static func motionFolder(forID id: [UInt8], environment: [String: String]? = nil) throws -> String? {
-        let f = try motionFolder(environment: environment)
-        guard let bytes = try? LocalFile.read(f + "/" + MotionManifest.fileName, limit: 1 << 20),
-              let manifest = try? MotionManifest.parse(bytes) else { return nil }
-        return MotionManifest.modelSetID(fileHashes: manifest.files) == id ? f : nil
+        folder(try motionFolder(environment: environment), ifItsIDIs: id) {
+            MotionManifest.modelSetID(fileHashes: try MotionManifest.parse($0).files)
+        }
     }
 
     /// The shipped wai.video.int_cond set (`samples/models/cond`,
@@ -55,10 +54,17 @@ public enum ShippedModelSets {
 
     /// The shipped int_cond set when a sequence's P-frames name its id, else nil.
     public static func condFolder(forID id: [UInt8], environment: [String: String]? = nil) throws -> String? {
-        let f = try condFolder(environment: environment)
-        guard let bytes = try? LocalFile.read(f + "/" + CondManifest.fileName, limit: 1 << 20),
-              let manifest = try? CondManifest.parse(bytes) else { return nil }
-        return CondManifest.modelSetID(fileHashes: manifest.files) == id ? f : nil
+        folder(try condFolder(environment: environment), ifItsIDIs: id) {
+            CondManifest.modelSetID(fileHashes: try CondManifest.parse($0).files)
+        }
+    }
+
+    /// `folder` when its manifest (read and parsed by `setID`) gives the id `id`; nil when it
+    /// does not, or has no readable manifest.
+    private static func folder(_ folder: String, ifItsIDIs id: [UInt8], setID: ([UInt8]) throws -> [UInt8]) -> String? {
+        guard let bytes = try? LocalFile.read(folder + "/manifest.json", limit: 1 << 20),
+              let found = try? setID(bytes) else { return nil }
+        return found == id ? folder : nil
     }
 
     static func root(_ environment: [String: String]?) throws -> String {
