@@ -42,9 +42,8 @@ class Calibration(ActivationStats):
         e = self._seq(model.g_a_embed, cur, "g_a_embed")
         y = self._seq(model.g_a, torch.cat((e, c), 1), "g_a")
         self._note("y", y)
-        hs = self._seq(model.h_s, self._hyper_analysis(model, y), "h_s")
-        t = self._seq(model.temporal, c, "temporal")
-        self._seq(model.prior, torch.cat((hs, t), 1), "prior")
+        self._seq(model.h_s, self._hyper_analysis(model, y), "h_s")
+        self._seq(model.temporal, c, "temporal")  # the prior's last layer has σ's fixed step
         x = self._seq(model.g_s, torch.round(y), "g_s")
         self._seq(model.fuse, torch.cat((x, c), 1), "fuse")
 
@@ -71,10 +70,6 @@ def _context(g, model, cal, ref):
     return g.concat([copy, x], name="context"), np.concatenate([np.full(REF_CHANNELS, 1 / 255), d])
 
 
-def _ref_input(g):
-    return g.input("ref", (3, GRID, GRID), 0, 255)
-
-
 def convert(model, pairs):
     """model: ConditionalCodec in eval mode, entropy models updated; pairs: (ref, cur) float
     tensors in [0, 1], 1×3×H×W with H and W multiples of 64."""
@@ -87,7 +82,7 @@ def convert(model, pairs):
     graphs = {}
 
     gc = Graph()
-    c, d_c = _context(gc, model, cal, _ref_input(gc))
+    c, d_c = _context(gc, model, cal, gc.input("ref", (3, GRID, GRID), 0, 255))
     gc.outputs = [c]
     graphs["cond_context.whm"] = gc
     c_range = gc.interval(c)
