@@ -357,7 +357,7 @@ public final class BackendHost: @unchecked Sendable {
         }
         if let hit = lock.withLock({ prepared.first { $0.path == row.path && $0.unit == unit && $0.graph == graph } }) {
             // A graph prepared in a worker that died since is prepared again (in a new one).
-            if (hit.prepared as? WorkerPreparedGraph)?.isUsable ?? true { return hit.prepared }
+            if hit.prepared.isUsable { return hit.prepared }
             lock.withLock { prepared.removeAll { $0.prepared === hit.prepared } }
         }
         let p: any PreparedGraphRun

@@ -298,6 +298,97 @@ final class ProbeTests: XCTestCase {
         }
     }
 
+    /// Units are timed in turns (docs/probe.md §4): after every unit's warm-up, one run of
+    /// each still timing, round after round, so a passing slowdown of the machine falls on
+    /// every unit alike instead of on whichever is timed first. A unit that turns out wrong
+    /// is rejected alone; the others keep their turns.
+    func testUnitsAreTimedInTurnsAndAWrongOneLeavesTheOthersTimed() throws {
+        let c = try ProbeSuite.calibration()
+        let expected = try ReferenceInterpreter.run(c.graph, inputs: c.inputs)
+        let calls = Log()
+        let runsOfUnit1 = Counter()
+        let units: [any GraphUnit] = (0..<3).map { u in
+            ClosureUnit { _, _ in
+                calls.append(u)
+                var out = expected
+                if u == 1 && runsOfUnit1.next() == 3 { out[0].values[7] &+= 1 }   // its third timed run
+                return out
+            }
+        }
+        let results = WorkerTiming.measure(units, c, expected: expected)
+        let order = calls.all
+        XCTAssertEqual(Array(order.prefix(9)), [0, 1, 2, 0, 1, 2, 0, 1, 2], "warm-ups, then one run each per round")
+        XCTAssertEqual(order.filter { $0 == 1 }.count, 4, "unit 1 stops at its wrong run")
+        guard case .failure(let error) = results[1], let wrong = error as? WorkerTiming.Wrong else {
+            return XCTFail("unit 1 should be rejected: \(results[1])")
+        }
+        XCTAssertTrue(wrong.mismatch.graph.contains("timed run 3"), wrong.mismatch.graph)
+        for u in [0, 2] {
+            let speed = try results[u].get()
+            XCTAssertGreaterThanOrEqual(speed.runs, 3)
+            XCTAssertEqual(order.filter { $0 == u }.count, speed.runs + 1, "warm-up plus the timed runs")
+        }
+    }
+
+    /// Units of one plugin share its worker: when one unit's run takes the worker down, the
+    /// others' graphs went with it, and that is not their failure. They are prepared again
+    /// (in the restarted worker) and timed; the unit that crashed is the one rejected.
+    func testAUnitWhoseGraphWentWithASharedWorkerIsPreparedAgain() throws {
+        let c = try ProbeSuite.calibration()
+        let expected = try ReferenceInterpreter.run(c.graph, inputs: c.inputs)
+        let worker = SharedWorker()
+        let crashing = SharedWorkerUnit(worker: worker, expected: expected, crashOnRun: 2)
+        let bystander = SharedWorkerUnit(worker: worker, expected: expected, crashOnRun: nil)
+        let results = WorkerTiming.measure([crashing, bystander], c, expected: expected)
+        XCTAssertThrowsError(try results[0].get())
+        XCTAssertGreaterThanOrEqual(try results[1].get().runs, 3)
+        XCTAssertEqual(bystander.prepares.all.count, 2, "prepared once, then again after the worker died")
+    }
+
+    /// A fake plugin worker: graphs prepared in it are usable while its generation lasts.
+    private final class SharedWorker: @unchecked Sendable {
+        private let lock = NSLock()
+        private var generation = 0
+        var current: Int { lock.lock(); defer { lock.unlock() }; return generation }
+        func die() { lock.lock(); generation += 1; lock.unlock() }
+    }
+
+    private final class SharedWorkerUnit: GraphUnit, @unchecked Sendable {
+        let worker: SharedWorker
+        let expected: [TensorValue]
+        let crashOnRun: Int?
+        let runs = Counter()
+        let prepares = Log()
+        init(worker: SharedWorker, expected: [TensorValue], crashOnRun: Int?) {
+            self.worker = worker; self.expected = expected; self.crashOnRun = crashOnRun
+        }
+        func prepare(_ graph: IntegerGraph) throws -> any PreparedGraphRun {
+            prepares.append(worker.current)
+            return Prepared(unit: self, generation: worker.current)
+        }
+        final class Prepared: PreparedGraphRun, @unchecked Sendable {
+            let unit: SharedWorkerUnit
+            let generation: Int
+            init(unit: SharedWorkerUnit, generation: Int) { self.unit = unit; self.generation = generation }
+            var isUsable: Bool { unit.worker.current == generation }
+            func run(_ inputs: [TensorValue]) throws -> [TensorValue] {
+                guard isUsable else { throw WorkerError.refused("the worker died") }
+                if unit.runs.next() == unit.crashOnRun {
+                    unit.worker.die()
+                    throw WorkerError.refused("crashed (signal 11)")
+                }
+                return unit.expected
+            }
+        }
+    }
+
+    private final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [Int] = []
+        func append(_ i: Int) { lock.lock(); items.append(i); lock.unlock() }
+        var all: [Int] { lock.lock(); defer { lock.unlock() }; return items }
+    }
+
     private final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0

@@ -44,6 +44,11 @@ static int32_t rnd_in(int32_t lo, int32_t hi) {
     return lo + (int32_t)(state % (uint64_t)(hi - lo + 1));
 }
 
+/* WAI_BENCH_SHAPE=M,N,H,W: latent channels, channels, latent height and width; the default is
+ * int_hyper's N=128 sample set at 768×512. The probe's calibration graph is 32,32,8,8. */
+static int chans[5] = { 192, 128, 128, 128, 3 };
+static int latent_h = 32, latent_w = 48;
+
 typedef struct layer {
     int cin, cout, h, w;
     cpuk_conv *conv;
@@ -77,7 +82,7 @@ static int bench_plugin(const char *path, const layer *L, const int16_t *x0, int
     wai_node_desc nd[11];
     uint32_t ins[11];
     int nt = 0, nn = 0;
-    td[nt++] = (wai_tensor_desc){ sizeof(wai_tensor_desc), 192, 32, 48, 16, x_lo, x_hi };
+    td[nt++] = (wai_tensor_desc){ sizeof(wai_tensor_desc), (uint32_t)chans[0], (uint32_t)latent_h, (uint32_t)latent_w, 16, x_lo, x_hi };
     for (int l = 0; l < 4; l++) {
         const layer *y = &L[l];
         const uint32_t hh = 2 * y->h, ww = 2 * y->w;
@@ -108,7 +113,7 @@ static int bench_plugin(const char *path, const layer *L, const int16_t *x0, int
     wai_prepared_graph *pg = NULL;
     if (t->graph_prepare(be, 0, &g, &pg, err, sizeof err) != WAI_OK) { fprintf(stderr, "prepare: %s\n", err); return 1; }
 
-    const size_t nin = (size_t)192 * 32 * 48, nout = (size_t)3 * 512 * 768;
+    const size_t nin = (size_t)chans[0] * latent_h * latent_w, nout = (size_t)3 * 16 * latent_h * 16 * latent_w;
     int32_t *xin = malloc(nin * 4), *yout = malloc(nout * 4);
     for (size_t i = 0; i < nin; i++) xin[i] = x0[i];
     wai_tensor ti = { sizeof ti, gin, xin, nin }, to = { sizeof to, gout, yout, nout };
@@ -133,12 +138,10 @@ typedef struct gs {
     double best_conv[4], best_gdn[4], best_total;
 } gs;
 
-static const int chans[5] = { 192, 128, 128, 128, 3 };
-
 /* The g_s weights and parameters, the same for every path (the generator is reseeded). */
 static int build_gs(gs *g, cpuk_isa isa, int threads, int x_lo, int x_hi) {
     char err[256];
-    int h = 32, w = 48;
+    int h = latent_h, w = latent_w;
     state = 0x2545f4914f6cdd1dull;
     g->isa = isa;
     g->best_total = 1e9;
@@ -247,18 +250,27 @@ int main(int argc, char **argv) {
     if (fz && strcmp(fz, "0") == 0) fused = 0;
     const char *lat = getenv("WAI_BENCH_LATENT");
     const int wide_latent = lat && strcmp(lat, "wide") == 0;
+    const char *shape = getenv("WAI_BENCH_SHAPE");
+    if (shape) {
+        int m, n, lh, lw;
+        if (sscanf(shape, "%d,%d,%d,%d", &m, &n, &lh, &lw) != 4 || m < 1 || n < 1 || lh < 1 || lw < 1 || m > 1024 || n > 1024 || lh > 256 || lw > 256) {
+            fprintf(stderr, "WAI_BENCH_SHAPE: expected M,N,H,W (latent channels, channels, latent height, width), got %s\n", shape);
+            return 2;
+        }
+        chans[0] = m; chans[1] = chans[2] = chans[3] = n; latent_h = lh; latent_w = lw;
+    }
     const int x_lo = wide_latent ? -1024 : -128, x_hi = wide_latent ? 1023 : 127;
     cpuk_pool *pool = cpuk_pool_create(threads);
     char model[128];
     cpuk_cpu_model(model, sizeof model);
-    printf("cpu: %s, threads %d, latent in [%d, %d], clock %s, paths:", model, threads, x_lo, x_hi,
+    printf("cpu: %s, threads %d, g_s M=%d N=%d latent %dx%d, latent in [%d, %d], clock %s, paths:", model, threads, chans[0], chans[1], latent_w, latent_h, x_lo, x_hi,
            bench_clock == CLOCK_MONOTONIC ? "wall" : "process CPU time");
     for (int k = 0; k < nisa; k++) printf(" %s", cpuk_isa_name(isas[k]));
     printf("\n");
 
-    int16_t *x0 = cpuk_alloc((size_t)chans[0] * 32 * 48 * 2);
+    int16_t *x0 = cpuk_alloc((size_t)chans[0] * latent_h * latent_w * 2);
     state = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < (size_t)chans[0] * 32 * 48; i++) x0[i] = (int16_t)rnd_in(x_lo, x_hi);
+    for (size_t i = 0; i < (size_t)chans[0] * latent_h * latent_w; i++) x0[i] = (int16_t)rnd_in(x_lo, x_hi);
     gs *G = calloc((size_t)nisa, sizeof *G);
     for (int k = 0; k < nisa; k++) if (build_gs(&G[k], isas[k], threads, x_lo, x_hi)) return 1;
 
@@ -292,7 +304,7 @@ int main(int argc, char **argv) {
            peak_isa == CPUK_ISA_AVX512 ? "vpdpwssd" : cpuk_isa_name(peak_isa), threads, peak);
     if (amx) printf("peak (TDPBSSD int8 only, %d threads): %.1f GMAC/s = %.2f x the vpdpwssd peak\n", threads, peak_amx, peak_amx / peak);
     int status = 0;
-    const size_t nout = (size_t)3 * 512 * 768;
+    const size_t nout = (size_t)3 * 16 * latent_h * 16 * latent_w;
     for (int k = 0; k < nisa; k++) {
         gs *g = &G[k];
         printf("-- %s\n", cpuk_isa_name(g->isa));

@@ -14,9 +14,14 @@ public protocol PreparedGraphRun: AnyObject, Sendable {
     /// The same run, with when the plugin was inside it: what the probe's concurrent rounds
     /// compare (docs/probe.md §1 `repetition`).
     func timedRun(_ inputs: [TensorValue]) throws -> TimedRun
+    /// False once the graph is gone with what held it (a unit worker that died): prepare again.
+    var isUsable: Bool { get }
 }
 
 extension PreparedGraphRun {
+    /// A graph in this process lives as long as its object.
+    public var isUsable: Bool { true }
+
     /// In this process the host's own stamps around the call bracket the plugin's run.
     public func timedRun(_ inputs: [TensorValue]) throws -> TimedRun {
         let start = monotonicNanoseconds()

@@ -142,8 +142,9 @@ struct ProbeRunner {
         let newListings = listed.listings
 
         // Exactness: plugins in parallel, the units of one plugin one after another in its
-        // one worker, so a crash is the crash of the unit being probed. Timing one unit at
-        // a time, so units do not slow each other.
+        // one worker, so a crash is the crash of the unit being probed. Timing one run at a
+        // time, the units in turns, so units neither slow each other nor get a different
+        // share of a passing slowdown.
         var byPlugin: [[Pending]] = []
         for p in pending {
             if let i = byPlugin.firstIndex(where: { $0[0].path == p.path }) { byPlugin[i].append(p) } else { byPlugin.append([p]) }
@@ -158,18 +159,23 @@ struct ProbeRunner {
             group.map { probe($0, device: rows[$0.row].device, references: references) }
         }
         let outcomes = Dictionary(uniqueKeysWithValues: zip(byPlugin.flatMap { $0 }, grouped.flatMap { $0 }).map { ($0.0.row, $0.1) })
+        for p in pending {
+            guard let outcome = outcomes[p.row] else { continue }
+            rows[p.row].cached = false
+            apply(outcome, to: &rows[p.row])
+        }
+        // The accepted units are timed together, in turns (WorkerTiming).
+        let timed = pending.filter { outcomes[$0.row] != nil && rows[$0.row].state == .accepted }
+        let speeds = Dictionary(uniqueKeysWithValues: zip(timed.map(\.row), time(timed, reference: calibration)))
         var newEntries: [String: ProbeCache.Entry] = [:]
         for p in pending {
             guard var outcome = outcomes[p.row] else { continue }
-            rows[p.row].cached = false
-            apply(outcome, to: &rows[p.row])
-            if rows[p.row].state == .accepted {
-                switch time(p, reference: calibration) {
-                case .success(let speed): rows[p.row].speed = speed
-                case .failure(let rejection):
-                    outcome = rejection.outcome
-                    apply(outcome, to: &rows[p.row])
-                }
+            switch speeds[p.row] {
+            case .success(let speed)?: rows[p.row].speed = speed
+            case .failure(let rejection)?:
+                outcome = rejection.outcome
+                apply(outcome, to: &rows[p.row])
+            case nil: break
             }
             if let t = outcome.timeout {
                 // Counted across probes under this key: one more in a row.
@@ -288,22 +294,24 @@ struct ProbeRunner {
         }
     }
 
-    private func time(_ p: Pending, reference: CalibrationReference) -> Result<ProbeSpeed, Rejection> {
-        report("timing \(p.selector) on the calibration graph")
+    private func time(_ units: [Pending], reference: CalibrationReference) -> [Result<ProbeSpeed, Rejection>] {
+        guard !units.isEmpty else { return [] }
+        report("timing " + units.map(\.selector).joined(separator: ", ") + " on the calibration graph")
         let stage = WorkerTiming.stage
         switch reference.get() {
         case .failure(let e):
-            return .failure(Rejection(outcome: ProbeOutcome(state: .failed, stage: stage, reason: e.description)))
+            return units.map { _ in .failure(Rejection(outcome: ProbeOutcome(state: .failed, stage: stage, reason: e.description))) }
         case .success(let (c, expected)):
-            do {
-                return .success(try WorkerTiming.measure(unit(p), c, expected: expected))
-            } catch let r as WorkerTiming.Wrong {
-                return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage, reason: r.mismatch.description,
-                                                                mismatch: r.mismatch)))
-            } catch {
-                return .failure(Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage,
-                    reason: "stage \(stage), graph \(c.name): \(error)",
-                    timeout: ProbeTimeout.seconds(of: error).map { ProbeTimeout(seconds: $0, attempt: 1) })))
+            return WorkerTiming.measure(units.map { unit($0) }, c, expected: expected).map { result in
+                result.mapError { error in
+                    if let r = error as? WorkerTiming.Wrong {
+                        return Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage, reason: r.mismatch.description,
+                                                               mismatch: r.mismatch))
+                    }
+                    return Rejection(outcome: ProbeOutcome(state: .rejected, stage: stage,
+                        reason: "stage \(stage), graph \(c.name): \(error)",
+                        timeout: ProbeTimeout.seconds(of: error).map { ProbeTimeout(seconds: $0, attempt: 1) }))
+                }
             }
         }
     }
