@@ -101,7 +101,7 @@ class Relay:
         try:
             self.p.wait(20)
         except subprocess.TimeoutExpired:
-            print(f"  (relay did not end 20 s after SIGTERM; killed)")
+            print("  (relay did not end 20 s after SIGTERM; killed)")
             self.p.kill()
             self.p.wait()
 

@@ -96,6 +96,64 @@ final class TiledCodecTests: XCTestCase {
         }
     }
 
+    /// The plan is the grid of least work, not the largest square that fits: on 1920×1080
+    /// with a third of the untiled graph's bytes, square tiles of the largest side leave a
+    /// thin last row and column, each widened to a full tile. The work (elements of every
+    /// tile's graph together) stays within 1.4× the untiled graph's and never above the
+    /// largest-square plan's; every tile fits and every output element is covered once.
+    func testThePlanIsTheGridOfLeastWork() throws {
+        let set = try IntHyperTestSupport.small()
+        let (w, h) = (1920, 1080)
+        let gs = try IntHyperDecoder.tiling(set, width: w, height: h).synthesis
+        let whole = try gs.plan(huge)[0]
+        for divisor in [3, 5, 12] {
+            let budget = TileBudget(bytes: whole.elements * 4 / divisor)
+            let plan = try gs.plan(budget)
+            XCTAssertTrue(plan.allSatisfy { TiledGraph.fits($0, budget) })
+            var covered = [UInt8](repeating: 0, count: w * h)
+            for t in plan { for i in t.output.rows { for j in t.output.cols { covered[i * w + j] += 1 } } }
+            XCTAssertEqual(Set(covered), [1])
+            let work = plan.map(\.elements).reduce(0, +)
+            var side = min(w, h) / 16 * 16
+            var squares = try gs.tiles(height: side, width: side)
+            while !squares.allSatisfy({ TiledGraph.fits($0, budget) }) {
+                side -= 16
+                squares = try gs.tiles(height: side, width: side)
+            }
+            let squareWork = squares.map(\.elements).reduce(0, +)
+            XCTAssertLessThanOrEqual(work, squareWork, "budget 1/\(divisor)")
+            XCTAssertLessThanOrEqual(Double(work) / Double(whole.elements), 1.4,
+                                     "budget 1/\(divisor): \(plan.count) tiles against \(squares.count) squares of \(side)")
+        }
+    }
+
+    /// A runner that counts what it is asked to release.
+    final class ReleaseCountingRunner: GraphRunner {
+        var releases = 0
+        var graphs = Set<Shape>()
+        func run(_ graph: IntegerGraph, inputs: [TensorValue]) throws -> (outputs: [TensorValue], report: RunReport) {
+            graphs.insert(graph.tensors[graph.inputs[0]].shape)
+            return try HostGraphRunner.reference().run(graph, inputs: inputs)
+        }
+        func release(_ graph: IntegerGraph) { releases += 1 }
+    }
+
+    /// Every tile's window is widened to one size, so a tiled decode runs one tile graph;
+    /// like a whole run's, it stays prepared for the next picture of the size (a sequence,
+    /// a server's pictures) instead of being released and prepared again each time.
+    func testTheOneTileGraphOfAPlanStaysPrepared() throws {
+        let set = try IntHyperTestSupport.small()
+        let picture = try SamplePicture.make(width: 160, height: 96)
+        let payload = try IntHyperEncoder(modelSet: set).encode(picture, runner: HostGraphRunner.reference(), budget: huge).payload
+        let runner = ReleaseCountingRunner()
+        let budget = tiles(48)
+        let first = try IntHyperDecoder(modelSet: set).decode(payload, runner: runner, budget: budget).image
+        let second = try IntHyperDecoder(modelSet: set).decode(payload, runner: runner, budget: budget).image
+        XCTAssertEqual(first, second)
+        XCTAssertEqual(runner.releases, 0)
+        XCTAssertEqual(runner.graphs.count, 2, "one tile graph for h_s and one for g_s: \(runner.graphs)")
+    }
+
     /// A runner whose unit takes tensors up to `limit` elements and runs larger ones elsewhere
     /// (as BackendHost does after a unit answers `unsupported`): the picture is planned again
     /// below the limit once the runner knows it.

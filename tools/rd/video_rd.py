@@ -19,7 +19,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from PIL import Image
 
 REPO = Path(__file__).resolve().parents[2]

@@ -3,10 +3,8 @@ format is converted, and `waihost` must accept the set (its certificate verified
 encode with it, and decode to exactly the same bytes on the reference interpreter and on the
 CPU backend. RD figures are not asserted here (tools/rd measures them)."""
 import json
-import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,29 +12,8 @@ import torch
 from compressai.models import ScaleHyperprior
 from PIL import Image
 
+from conftest import REPO
 from waihost_convert import cli
-
-REPO = Path(__file__).resolve().parents[3]
-
-
-@pytest.fixture(scope="session")
-def waihost():
-    exe = os.environ.get("WAIHOST_BIN") or str(REPO / ".build" / "debug" / "waihost")
-    assert Path(exe).is_file(), f"{exe} not built (swift build) and WAIHOST_BIN not set"
-    return exe
-
-
-@pytest.fixture(scope="session")
-def host_env(tmp_path_factory, waihost):
-    """The CPU backend plugin beside a private probe cache, so `--unit cpu` is a real unit."""
-    d = tmp_path_factory.mktemp("host")
-    plugins = d / "plugins"
-    plugins.mkdir()
-    for so in Path(waihost).parent.glob("libWaiCPUBackend.so"):
-        shutil.copy(so, plugins)
-    env = dict(os.environ, WAI_PLUGIN_PATH=str(plugins), WAIHOST_PROBER=waihost, WAIHOST_CACHE_DIR=str(d / "cache"))
-    return env
-
 
 @pytest.fixture(scope="session")
 def checkpoint(tmp_path_factory):

@@ -4,7 +4,7 @@ on the CPU backend, and --compare reports PSNR and bpp against samples/photo.png
 import json
 import subprocess
 
-from test_convert import REPO, host_env, waihost  # noqa: F401  (fixtures)
+from conftest import REPO
 
 
 def test_photo_decodes_with_the_shipped_set_on_every_unit(waihost, host_env, tmp_path):

@@ -8,22 +8,15 @@ import hashlib
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import waihost_bin
 from waihost_convert import simulate
 from waihost_convert.graph import Graph
 
-REPO = Path(__file__).resolve().parents[3]
 MASK64 = (1 << 64) - 1
-
-
-def waihost_bin():
-    exe = os.environ.get("WAIHOST_BIN") or str(REPO / ".build" / "debug" / "waihost")
-    assert Path(exe).is_file(), f"{exe} not built (swift build) and WAIHOST_BIN not set"
-    return exe
 
 
 class SplitMix64:

@@ -11,7 +11,6 @@ import pytest
 import torch
 from PIL import Image
 
-from test_convert import REPO, host_env, waihost  # noqa: F401  (fixtures)
 from waihost_convert import cli, video_eval
 from waihost_convert.ssf_model import ScaleSpaceFlow
 

@@ -45,7 +45,7 @@ class Calibration(ActivationStats):
         super().__init__(model, [(im,) for im in images])
 
     def _run(self, model, x):
-        h = x
+        h = h_in = x   # h_in: the input of the layer before (each GDN's input)
         for i, layer in enumerate(model.g_a):
             h = layer(h)
             if i % 2 == 0 and i < 6:
@@ -141,7 +141,6 @@ class Converted:
 def convert(model, calibration_images, latent_step=1.0):
     """latent_step q: y is coded as round(y/q) (q = 1 is CompressAI's own quantisation); a
     larger q gives a lower rate from the same float model."""
-    n = model.g_a[0].weight.shape[0]
     m = model.g_a[6].weight.shape[0]
     q_y = float(latent_step)
     cal = Calibration(model, calibration_images, q_y)
