@@ -58,7 +58,10 @@ let package = Package(
         // backends' descriptor reader spell ops from it.
         .target(name: "WaiOps", path: "Sources/WaiOps"),
         .target(name: "WaiCore", dependencies: ["WaiSupport", "WaiCrypto", "WaiOps", "CPNG", "RegionKernels"], path: "Sources/WaiCore"),
-        .target(name: "WaiEntropy", dependencies: ["WaiCore"], path: "Sources/WaiEntropy"),
+        // The lane-stream decoder's AVX-512 loop (docs/entropy-coding.md §8.4), chosen at run
+        // time with RegionKernels' ISA detection; the Swift decoder stays the definition.
+        .target(name: "EntropyKernels", path: "Sources/EntropyKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "WaiEntropy", dependencies: ["WaiCore", "EntropyKernels", "RegionKernels"], path: "Sources/WaiEntropy"),
         .target(name: "WaiRuntime", dependencies: ["WaiCore", "BackendABI", "WorkerIPC", "MachineIdentity"],
                 path: "Sources/WaiRuntime"),
         .target(name: "WaiCapabilities", dependencies: ["WaiRuntime", "WaiEntropy"], path: "Sources/WaiCapabilities"),

@@ -32,6 +32,41 @@ final class RansLaneTests: XCTestCase {
         }
     }
 
+    /// The AVX-512 loop (EntropyKernels) decodes every valid stream by itself — escapes
+    /// (15 % of these values), every precision from 1 to 16, lanes in their last 4 bytes,
+    /// partial vectors — to the Swift loop's values; the Swift loop is not quietly doing its
+    /// work. On damaged streams the answer (values or the error's text) is the Swift loop's.
+    func testTheVectorLoopDecodesAsTheSwiftLoop() throws {
+        guard RansLaneDecoder.vectorAvailable else { throw XCTSkip("no AVX-512 on this CPU: the Swift loop decodes alone") }
+        var rng = SplitMix64(seed: 24)
+        let precisions = [1, 2, 4, 7, 12, 13, 15, 16]
+        let tables = try precisions.enumerated().map { i, p in try randomTable(&rng, precision: p, symbolCount: min(1 << p, [1, 3, 5, 40, 300, 9, 1000, 257][i])) }
+        let set = RansTableSet(tables)
+        for count in [0, 1, 15, 16, 17, 33, 1023, 20_011] {
+            let selection = (0..<count).map { _ in Int32(rng.below(tables.count)) }
+            let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
+            for lanes in [1, 3, 8, 15, 16, 17, 31, 32] {
+                let stream = encode(values, selection, tables, lanes: lanes)
+                let label = "count \(count), \(lanes) lanes"
+                for threads in [1, 2] {
+                    XCTAssertEqual(try RansLaneDecoder.decode(stream, count: count, tables: set, selection: selection,
+                                                              threads: threads, path: .vectorOnly), values, "\(label), \(threads) threads")
+                }
+                guard count > 0 else { continue }
+                for _ in 0..<6 {
+                    var bad = stream
+                    let at = 1 + 4 * lanes + rng.below(bad.count - 1 - 4 * lanes)
+                    if rng.below(4) == 0 { bad.removeSubrange(at...) } else { bad[at] ^= UInt8(1 << rng.below(8)) }
+                    func answer(_ path: RansLaneDecoder.Path) -> String {
+                        do { return "\(try RansLaneDecoder.decode(bad, count: count, tables: set, selection: selection, threads: 2, path: path) ?? [])" }
+                        catch { return "error: \(error)" }
+                    }
+                    XCTAssertEqual(answer(.best), answer(.swift), "\(label), byte \(at) damaged")
+                }
+            }
+        }
+    }
+
     /// Lane k is exactly the §5 stream of values k, k+L, k+2L, … (§8.1): a version-1 decoder
     /// reads it, and re-encoding reproduces the lane stream byte for byte.
     func testEachLaneIsAVersion1StreamOfItsValues() throws {

@@ -1,18 +1,42 @@
+import EntropyKernels
+import RegionKernels
+
 /// Decoder of a lane stream (docs/entropy-coding.md §8): the lanes are independent §5
-/// streams, so groups of 8 lanes are decoded on separate threads, and inside a group the 8
-/// lanes' symbol steps are interleaved, which gives the core 8 independent dependency
-/// chains instead of one (Giesen, "Interleaved entropy coders", 2014).
+/// streams, so groups of lanes are decoded on separate threads, and inside a group the
+/// lanes' symbol steps are interleaved, which gives the core independent dependency chains
+/// instead of one (Giesen, "Interleaved entropy coders", 2014). On a CPU with AVX-512 a group
+/// is 16 lanes, one vector element each (EntropyKernels); else 8, interleaved in Swift.
 public enum RansLaneDecoder {
-    /// Lanes decoded together, interleaved, on one thread.
+    /// Lanes decoded together, interleaved, on one thread, by the Swift loop.
     static let groupSize = 8
+    /// Lanes of one vector of the AVX-512 loop.
+    static let vectorGroupSize = 16
     /// Below this many values, threads cost more than they save.
     static let parallelThreshold = 1 << 14
+
+    /// Which loop decodes: the vector one where the CPU has it (falling back to the Swift
+    /// one for any group it does not finish), the Swift one alone, or the vector one alone
+    /// (tests: that it finishes what it should, not only that the fallback is right).
+    enum Path { case best, swift, vectorOnly }
+
+    static var vectorAvailable: Bool { wai_region_best_isa() == WAI_REGION_ISA_AVX512 }
 
     /// The `count` values of `stream`, value i decoded with table `selection[i]` of
     /// `tables`, every lane's final-state check done (§8.5). On a failure the error of the
     /// lowest-numbered failing lane is thrown, whatever the thread timing.
     public static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
                               threads: Int) throws -> [Int32] {
+        guard let values = try decode(stream, count: count, tables: tables, selection: selection, threads: threads,
+                                      path: .best) else {
+            preconditionFailure("the best path falls back rather than decline")
+        }
+        return values
+    }
+
+    /// With `.vectorOnly`, nil when the vector loop did not finish some group (or the CPU
+    /// has no vector loop); otherwise as `decode`.
+    static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
+                       threads: Int, path: Path) throws -> [Int32]? {
         precondition(selection.count == count, "one table selection per value")
         let ranges = try RansLanes.laneRanges(stream)
         // A min/max pass (vectorised) first; the index of a bad selection only when there is one.
@@ -23,8 +47,12 @@ public enum RansLaneDecoder {
             throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tables.count)
         }
         let laneCount = ranges.count
-        let groups = stride(from: 0, to: laneCount, by: groupSize).map { $0..<min($0 + groupSize, laneCount) }
+        let vector = path != .swift && vectorAvailable ? tables.vector : nil
+        if path == .vectorOnly, vector == nil { return nil }
+        let size = vector == nil ? groupSize : vectorGroupSize
+        let groups = stride(from: 0, to: laneCount, by: size).map { $0..<min($0 + size, laneCount) }
         var failure: RansLaneError?
+        var declined = false
         // `count` was bounded by the caller (a payload's dimensions) before this point; Int32
         // is trivial, and the array is returned only when every lane wrote all its values.
         let values = [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -40,8 +68,19 @@ public enum RansLaneDecoder {
                                 let job = LaneJob(laneCount: laneCount, count: count, ranges: ranges, bytes: bytes,
                                                   cdf: cdf, lookup: lookup, entries: entries, selection: sel, out: out)
                                 let width = count >= parallelThreshold ? threads : 1
-                                let failed = parallelMap(groups, width: width) { job.decode(lanes: $0) }
-                                if let g = failed.firstIndex(of: true) {
+                                let outcome = VectorLanes.with(vector, job) { kernel in
+                                    parallelMap(groups, width: width) { g -> GroupOutcome in
+                                        // A group the vector loop does not finish is decoded
+                                        // again by the Swift loop, which names any error.
+                                        if let kernel {
+                                            if kernel.decode(lanes: g) { return .done }
+                                            if path == .vectorOnly { return .declined }
+                                        }
+                                        return job.decode(lanes: g) ? .failed : .done
+                                    }
+                                }
+                                declined = outcome.contains(.declined)
+                                if let g = outcome.firstIndex(of: .failed) {
                                     // Slow path, once: lane by lane, for the lowest lane's own error.
                                     // Lanes are independent, so a lane that failed in its group
                                     // fails alone too.
@@ -57,7 +96,50 @@ public enum RansLaneDecoder {
             }
         }
         if let failure { throw failure }
-        return values
+        return declined ? nil : values
+    }
+
+    private enum GroupOutcome { case done, failed, declined }
+}
+
+/// The vector loop's view of one decode: the job's buffers and the tables' per-field
+/// arrays, as the C struct the kernel reads (alive for the closure only).
+private struct VectorLanes: @unchecked Sendable {
+    let job: UnsafePointer<wai_rans_lane_job>
+
+    /// True when the kernel decoded the group's lanes and they passed every check.
+    func decode(lanes: Range<Int>) -> Bool {
+        wai_rans_lanes_decode_avx512(job, Int32(lanes.lowerBound), Int32(lanes.count)) == 0
+    }
+
+    static func with<R>(_ tables: RansTableSet.VectorTables?, _ job: LaneJob, _ body: (VectorLanes?) -> R) -> R {
+        guard let t = tables else { return body(nil) }
+        let begins = job.ranges.map { Int64($0.lowerBound) }, ends = job.ranges.map { Int64($0.upperBound) }
+        return t.meta.withUnsafeBufferPointer { meta in
+            t.cdfBase.withUnsafeBufferPointer { cdfBase in
+                t.lookupBase.withUnsafeBufferPointer { lookupBase in
+                    t.offset.withUnsafeBufferPointer { offset in
+                        t.lowest.withUnsafeBufferPointer { lowest in
+                            t.highest.withUnsafeBufferPointer { highest in
+                                begins.withUnsafeBufferPointer { begin in
+                                    ends.withUnsafeBufferPointer { end in
+                                        var c = wai_rans_lane_job(
+                                            bytes: job.bytes.baseAddress, cdf: job.cdf.baseAddress, lookup: job.lookup.baseAddress,
+                                            table_meta: meta.baseAddress, table_cdf_base: cdfBase.baseAddress,
+                                            table_lookup_base: lookupBase.baseAddress, table_offset: offset.baseAddress,
+                                            table_lowest: lowest.baseAddress, table_highest: highest.baseAddress,
+                                            selection: job.selection.baseAddress, out: job.out.baseAddress,
+                                            count: Int64(job.count), lane_count: Int32(job.laneCount),
+                                            lane_begin: begin.baseAddress, lane_end: end.baseAddress)
+                                        return withUnsafePointer(to: &c) { body(VectorLanes(job: $0)) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

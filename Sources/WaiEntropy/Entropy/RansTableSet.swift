@@ -23,8 +23,35 @@ public struct RansTableSet: Sendable, Equatable {
     let entries: [Entry]
     /// Every table's K+1 cumulative frequencies, back to back.
     let cdf: [UInt32]
-    /// Every table's buckets: the symbol s with cdf[s] ≤ (bucket << shift) < cdf[s+1].
+    /// Every table's buckets: the symbol s with cdf[s] ≤ (bucket << shift) < cdf[s+1]; then
+    /// one padding entry, so the vector loop may read the last bucket 4 bytes wide.
     let lookup: [UInt16]
+    /// The entries again, one array per field as the vector loop gathers them
+    /// (EntropyKernels): precision | shift << 5 | escape << 16, and the rest; nil when an
+    /// offset does not fit its 32 bits there (then the Swift loop decodes everything).
+    let vector: VectorTables?
+
+    struct VectorTables: Sendable, Equatable {
+        var meta: [UInt32] = []
+        var cdfBase: [Int32] = []
+        var lookupBase: [Int32] = []
+        var offset: [Int32] = []
+        var lowest: [Int64] = []
+        var highest: [Int64] = []
+
+        init?(_ entries: [Entry], cdfCount: Int, lookupCount: Int) {
+            guard cdfCount < Int(Int32.max) - 2, lookupCount < Int(Int32.max) - 2 else { return nil }
+            for e in entries {
+                // escape < K ≤ 65536 (§1), precision ≤ 16, shift ≤ 16: each field fits its bits.
+                meta.append(e.precision | e.lookupShift << 5 | UInt32(truncatingIfNeeded: e.escape) << 16)
+                cdfBase.append(Int32(e.cdfBase))
+                lookupBase.append(Int32(e.lookupBase))
+                offset.append(e.offset)
+                lowest.append(e.lowestDirect)
+                highest.append(e.highestDirect)
+            }
+        }
+    }
 
     public var count: Int { tables.count }
 
@@ -51,6 +78,7 @@ public struct RansTableSet: Sendable, Equatable {
         self.tables = tables
         self.entries = entries
         self.cdf = cdf
-        self.lookup = lookup
+        vector = VectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count)
+        self.lookup = lookup + [0]
     }
 }

@@ -72,24 +72,33 @@ struct EntropyBench {
             try d.finish()
             if out.count != count { fatalError("v1 differs") }
         }
-        func v2run(_ n: Int) throws -> (wall: Double, cpu: Double) {
+        func v2run(_ n: Int, _ path: RansLaneDecoder.Path = .best) throws -> (wall: Double, cpu: Double) {
             try median(runs) {
-                let out = try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: n)
+                let out = try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: n,
+                                                     path: path) ?? []
                 // The contract check of IntHyperDecoder's version-2 path: a min/max pass.
                 var lo = Int32.max, hi = Int32.min
                 for v in out { lo = min(lo, v); hi = max(hi, v) }
                 guard contract.contains(Int(lo)), contract.contains(Int(hi)) else { fatalError("contract") }
             }
         }
-        guard try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: threads) == values else {
-            fatalError("v2 differs")
+        for path in [RansLaneDecoder.Path.best, .swift] {
+            guard try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: threads,
+                                             path: path) == values else {
+                fatalError("v2 differs (\(path))")
+            }
         }
+        let loop = RansLaneDecoder.vectorAvailable ? "AVX-512" : "Swift"
+        let t2s = try v2run(1, .swift)
         let t2a = try v2run(1)
+        let t2sb = try v2run(threads, .swift)
         let t2b = try v2run(threads)
         func rate(_ ms: Double) -> String { String(Int((Double(count) / ms / 1e3).rounded())) + " M/s" }
         print("values \(count), v1 stream \(stream1.count) bytes, v2 stream \(stream2.count) bytes (\(lanes) lanes, +\(stream2.count - stream1.count) bytes)")
         print("                               wall ms (rate, ÷ v1)              cpu ms of all threads (rate per cpu-second)")
-        for (name, t) in [("v1 (one §5 stream, 1 thread)", t1), ("v2 (lanes, 1 thread)", t2a), ("v2 (lanes, \(threads) threads)", t2b)] {
+        for (name, t) in [("v1 (one §5 stream, 1 thread)", t1), ("v2 (Swift loop, 1 thread)", t2s),
+                          ("v2 (\(loop) loop, 1 thread)", t2a), ("v2 (Swift loop, \(threads) threads)", t2sb),
+                          ("v2 (\(loop) loop, \(threads) threads)", t2b)] {
             print(name + String(repeating: " ", count: max(1, 31 - name.count))
                   + "\(fmt(t.wall)) (\(rate(t.wall)), \(fmt(t1.wall / t.wall))×)    \(fmt(t.cpu)) (\(rate(t.cpu)))")
         }

@@ -1,0 +1,43 @@
+/*
+ * entropy_kernels.h — the lane-stream decoder's vector loop (docs/entropy-coding.md §8.4):
+ * 16 lanes of a lane stream decoded side by side in one AVX-512 register each step, one
+ * vector element per lane. Host code, never a plugin's. The Swift decoder (RansLaneDecoder)
+ * stays the definition: this loop only takes the common path — a direct symbol, at least
+ * 4 bytes left in the lane — and does rarer steps (an escape, a lane's last bytes) lane by
+ * lane; anything it does not accept (a truncated lane, a bad bypass, trailing bytes, a
+ * final state other than L) makes it return nonzero, and the caller decodes those lanes
+ * again with the Swift decoder, which names the error. So it never decides an error, and
+ * where it returns 0 its values are the Swift decoder's.
+ */
+#ifndef WAI_ENTROPY_KERNELS_H
+#define WAI_ENTROPY_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct wai_rans_lane_job {
+    const uint8_t *bytes;          /* the whole lane stream */
+    const uint32_t *cdf;           /* every table's K+1 cumulative frequencies, back to back */
+    const uint16_t *lookup;        /* every table's buckets, plus one padding entry at the end */
+    /* Per table: precision | lookup shift << 5 | escape symbol << 16; cdf base; lookup base;
+     * offset (the value of the first direct symbol); lowest and highest direct values. */
+    const uint32_t *table_meta;
+    const int32_t *table_cdf_base;
+    const int32_t *table_lookup_base;
+    const int32_t *table_offset;
+    const int64_t *table_lowest;
+    const int64_t *table_highest;
+    const int32_t *selection;      /* the table of every value (checked in range by the caller) */
+    int32_t *out;                  /* every value */
+    int64_t count;                 /* values in the stream */
+    int32_t lane_count;            /* L */
+    const int64_t *lane_begin;     /* per lane: its first byte (the flushed state) */
+    const int64_t *lane_end;       /* per lane: one past its last byte */
+} wai_rans_lane_job;
+
+/* Decodes lanes first … first + n − 1 (n ≤ 16) of the job, writing their values; 0 when
+ * every one decoded and passed its final-state check, nonzero otherwise (see above). Only
+ * on a CPU with AVX-512 F and BW (wai_region_best_isa() == WAI_REGION_ISA_AVX512). */
+int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n);
+
+#endif
