@@ -22,7 +22,9 @@
 #endif
 
 /* Long enough to cover the gap between two regions of one run (the host thread's own
- * work between layers), short enough that an idle pool gives its core back at once. */
+ * work between layers), short enough that an idle pool gives its core back at once. A pool
+ * with more threads than online CPUs does not spin: a spinning thread would hold the core
+ * a thread with work is waiting for. */
 #define POOL_SPIN_NS 100000L
 
 static int64_t mono_ns(void) {
@@ -31,9 +33,10 @@ static int64_t mono_ns(void) {
     return (int64_t)t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Spins until *v differs from `from` (or the time is up); reports whether it changed. */
-static int spin_while_u64(const uint64_t *v, uint64_t from, const int *quit) {
-    const int64_t until = mono_ns() + POOL_SPIN_NS;
+/* Spins until *v differs from `from` (or `ns` are up); reports whether it changed. */
+static int spin_while_u64(const uint64_t *v, uint64_t from, const int *quit, int64_t ns) {
+    if (ns <= 0) return 0;
+    const int64_t until = mono_ns() + ns;
     for (;;) {
         for (int i = 0; i < 64; i++) {
             if (__atomic_load_n(v, __ATOMIC_ACQUIRE) != from || __atomic_load_n(quit, __ATOMIC_RELAXED)) return 1;
@@ -43,8 +46,9 @@ static int spin_while_u64(const uint64_t *v, uint64_t from, const int *quit) {
     }
 }
 
-static int spin_until_zero(const int *v) {
-    const int64_t until = mono_ns() + POOL_SPIN_NS;
+static int spin_until_zero(const int *v, int64_t ns) {
+    if (ns <= 0) return 0;
+    const int64_t until = mono_ns() + ns;
     for (;;) {
         for (int i = 0; i < 64; i++) {
             if (__atomic_load_n(v, __ATOMIC_ACQUIRE) == 0) return 1;
@@ -56,6 +60,7 @@ static int spin_until_zero(const int *v) {
 
 struct cpuk_pool {
     int n;
+    int64_t spin_ns;          /* POOL_SPIN_NS, or 0 when oversubscribed */
     pthread_t *threads;
     pthread_mutex_t region;   /* serialises parallel regions */
     pthread_mutex_t m;
@@ -88,7 +93,7 @@ static void *worker(void *raw) {
     for (;;) {
         if (p->generation == seen && !p->quit) {
             pthread_mutex_unlock(&p->m);
-            spin_while_u64(&p->generation, seen, &p->quit);
+            spin_while_u64(&p->generation, seen, &p->quit, p->spin_ns);
             pthread_mutex_lock(&p->m);
         }
         while (p->generation == seen && !p->quit) pthread_cond_wait(&p->start, &p->m);
@@ -108,6 +113,7 @@ cpuk_pool *cpuk_pool_create(int nthreads) {
     cpuk_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->n = nthreads;
+    p->spin_ns = nthreads <= cpuk_online_cpus() ? POOL_SPIN_NS : 0;
     p->threads = calloc((size_t)nthreads, sizeof(pthread_t));
     if (!p->threads) { free(p); return NULL; }
     pthread_mutex_init(&p->region, NULL);
@@ -163,7 +169,7 @@ void cpuk_pool_run(cpuk_pool *p, size_t ntasks, cpuk_task_fn fn, void *ctx) {
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->m);
     drain(p, 0);
-    spin_until_zero(&p->pending);
+    spin_until_zero(&p->pending, p->spin_ns);
     pthread_mutex_lock(&p->m);
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->m);
     pthread_mutex_unlock(&p->m);
