@@ -26,6 +26,20 @@ final class IntHyperPNGTests: XCTestCase {
         let dir = try IntHyperTestSupport.temporaryDirectory("png")
         try PictureFile.write(picture, path: dir + "/a.png")
         XCTAssertEqual(try PictureFile.read(path: dir + "/a.png"), picture)
+        // The file is streamed from libpng as it compresses; the bytes are encode()'s.
+        XCTAssertEqual(try IntHyperTestSupport.read(dir + "/a.png"), png)
+        // A file that cannot be written is an error naming it, and nothing is left behind.
+        XCTAssertThrowsError(try PictureFile.write(picture, path: dir + "/missing/b.png")) { e in
+            XCTAssertTrue("\(e)".contains(dir + "/missing/b.png"), "\(e)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/missing"))
+        let full = open("/dev/full", O_WRONLY)   // every write fails with ENOSPC
+        if full >= 0 {
+            defer { close(full) }
+            XCTAssertThrowsError(try PNGCodec.write(picture, to: full, path: "/dev/full")) { e in
+                XCTAssertTrue("\(e)".contains("/dev/full"), "\(e)")
+            }
+        }
         try PictureFile.write(picture, path: dir + "/a.rgb")
         XCTAssertEqual(try IntHyperTestSupport.read(dir + "/a.rgb"), picture.pixels)
         XCTAssertEqual(try PictureFile.read(path: dir + "/a.rgb", size: (256, 3)), picture)

@@ -6,6 +6,9 @@
 // chunks (gAMA, cHRM, iCCP, sRGB) are dropped before decoding, so libpng never converts the
 // samples: the picture is exactly the bytes stored in the file.
 import CPNG
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum PNGCodec {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -95,17 +98,11 @@ public enum PNGCodec {
         return try RGB8Image(width: width, height: height, pixels: pixels)
     }
 
+    /// The PNG file of `picture`, compressed once into a buffer of libpng's upper bound on
+    /// its size (asking libpng for the exact size first would compress it twice).
     public static func encode(_ picture: RGB8Image) throws -> [UInt8] {
-        var image = png_image()
-        image.version = png_uint_32(PNG_IMAGE_VERSION)
-        image.width = png_uint_32(picture.width)
-        image.height = png_uint_32(picture.height)
-        image.format = png_uint_32(PNG_FORMAT_RGB)
-        var size: png_alloc_size_t = 0
-        let sized = picture.pixels.withUnsafeBytes { px in
-            png_image_write_to_memory(&image, nil, &size, 0, px.baseAddress, png_int_32(picture.width * 3), nil)
-        }
-        guard sized != 0, size > 0 else { throw ImageError.libpng(source: "PNG encoder", message: message(image)) }
+        var image = header(picture)
+        var size = waih_png_size_max(&image)
         var out = [UInt8](repeating: 0, count: Int(size))
         let written = picture.pixels.withUnsafeBytes { px in
             out.withUnsafeMutableBytes { dst in
@@ -114,7 +111,36 @@ public enum PNGCodec {
             }
         }
         guard written != 0 else { throw ImageError.libpng(source: "PNG encoder", message: message(image)) }
-        return Array(out.prefix(Int(size)))
+        out.removeLast(out.count - Int(size))
+        return out
+    }
+
+    /// Writes the PNG file of `picture` to the open file `fd` (not closed here) as libpng
+    /// compresses it: no buffer of the file's size, one compression. `path` names it in errors.
+    public static func write(_ picture: RGB8Image, to fd: Int32, path: String) throws {
+        let copy = dup(fd)
+        guard copy >= 0, let file = fdopen(copy, "wb") else {
+            if copy >= 0 { close(copy) }
+            throw ImageError.libpng(source: path, message: "cannot open the file for writing: \(String(cString: strerror(errno)))")
+        }
+        var image = header(picture)
+        let written = picture.pixels.withUnsafeBytes { px in
+            png_image_write_to_stdio(&image, file, 0, px.baseAddress, png_int_32(picture.width * 3), nil)
+        }
+        let flushed = fflush(file) == 0 && ferror(file) == 0
+        let reason = String(cString: strerror(errno))
+        fclose(file)
+        guard written != 0 else { throw ImageError.libpng(source: path, message: message(image)) }
+        guard flushed else { throw ImageError.libpng(source: path, message: "cannot write: \(reason)") }
+    }
+
+    private static func header(_ picture: RGB8Image) -> png_image {
+        var image = png_image()
+        image.version = png_uint_32(PNG_IMAGE_VERSION)
+        image.width = png_uint_32(picture.width)
+        image.height = png_uint_32(picture.height)
+        image.format = png_uint_32(PNG_FORMAT_RGB)
+        return image
     }
 
     /// Walks the chunk list: IHDR first and RGB8, lengths inside the file, up to IEND.

@@ -28,7 +28,7 @@ public enum PictureFile {
         if path.lowercased().hasSuffix(".rgb") {
             try LocalFile.write(image.pixels, to: path)
         } else {
-            try LocalFile.write(try PNGCodec.encode(image), to: path)
+            try LocalFile.write(to: path) { fd in try PNGCodec.write(image, to: fd, path: path) }
         }
     }
 }

@@ -67,17 +67,25 @@ public enum LocalFile {
     /// Writes through a temporary file in the same folder and renames it over `path`, so a
     /// reader never sees half a file and a failed write leaves the old file alone.
     public static func write(_ bytes: [UInt8], to path: String) throws {
+        try write(to: path) { fd in
+            if let error = writeAll(fd, bytes) { throw FileError(path: path, problem: "cannot write: \(error)") }
+        }
+    }
+
+    /// `body` writes the file's content to the descriptor it is given; the file appears at
+    /// `path` only once `body` returned (a temporary file renamed into place), else not at all.
+    public static func write(to path: String, _ body: (Int32) throws -> Void) throws {
         let tmp = "\(path).tmp.\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw FileError(path: path, problem: "cannot create \(tmp): \(String(cString: strerror(errno)))")
         }
-        let error = writeAll(fd, bytes)
-        close(fd)
-        if let error {
+        do { try body(fd) } catch {
+            close(fd)
             unlink(tmp)
-            throw FileError(path: path, problem: "cannot write: \(error)")
+            throw error
         }
+        close(fd)
         guard rename(tmp, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(tmp)
