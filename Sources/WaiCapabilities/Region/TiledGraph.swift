@@ -56,6 +56,8 @@ public struct TiledGraph {
         /// Elements of every tensor of the tile's graph, and of its largest.
         public var elements: Int
         public var largest: Int
+        /// The size of the tile graph's input: tiles of one size share one graph instance.
+        var inputExtent: Extent { Extent(height: input.rows.count, width: input.cols.count) }
     }
 
     public let graph: IntegerGraph
@@ -159,7 +161,8 @@ public struct TiledGraph {
     /// Tiles grouped by input window size (in plan order within a size).
     static func bySize(_ tiles: [Tile]) -> [Tile] {
         tiles.enumerated().sorted { a, b in
-            let ka = (a.element.input.rows.count, a.element.input.cols.count), kb = (b.element.input.rows.count, b.element.input.cols.count)
+            let ea = a.element.inputExtent, eb = b.element.inputExtent
+            let ka = (ea.height, ea.width), kb = (eb.height, eb.width)
             return ka != kb ? ka < kb : a.offset < b.offset
         }.map(\.element)
     }
@@ -221,8 +224,14 @@ public struct TiledGraph {
             let all = try tiles(height: b.height, width: b.width)
             if all.allSatisfy({ Self.fits($0, budget) }) { return all }
         }
-        // Alignment made some tile larger than its probe: square tiles, shrunk until all fit.
-        var k = min(rowsMost, colsMost)
+        // Alignment made some tile larger than its probe: the square tiles of the planner
+        // before this one, the largest side whose probe fits, shrunk until all fit.
+        var lo = 1, hi = max(rowsMost, colsMost)
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if Self.fits(try probe(height: mid * unit, width: mid * unit), budget) { lo = mid } else { hi = mid - 1 }
+        }
+        var k = lo
         while true {
             let all = try tiles(height: k * unit, width: k * unit)
             if all.allSatisfy({ Self.fits($0, budget) }) || k == 1 { return all }
@@ -242,13 +251,12 @@ public struct TiledGraph {
         var b = budget
         if let limit = runner.maxTensorElements(for: graph) { b.maxTensorElements = min(limit, b.maxTensorElements ?? limit) }
         var tiles = Self.bySize(try plan(b))
-        var sizes: Int { Set(tiles.map { Extent(height: $0.input.rows.count, width: $0.input.cols.count) }).count }
         var resized: [Extent: IntegerGraph] = [:]
         var reports: [RunReport] = []
         var i = 0
         while i < tiles.count {
             let t = tiles[i]
-            let e = Extent(height: t.input.rows.count, width: t.input.cols.count)
+            let e = t.inputExtent
             let g: IntegerGraph
             if let hit = resized[e] { g = hit } else {
                 g = try GraphResizing.resized(graph, height: e.height, width: e.width)
@@ -268,7 +276,8 @@ public struct TiledGraph {
             // is the plan's only size: then, like a whole run's, they stay for the next
             // picture of this size (a decoded sequence, a server's pictures), which would
             // otherwise prepare the graph and fault its buffers in again every time.
-            if tiles.count > 1, i == tiles.count ? sizes > 1 : Extent(height: tiles[i].input.rows.count, width: tiles[i].input.cols.count) != e {
+            // (`bySize` sorted the plan, so it has one size when its first tile's is this one.)
+            if tiles.count > 1, (i == tiles.count ? tiles[0].inputExtent : tiles[i].inputExtent) != e {
                 runner.release(g)
                 resized[e] = nil
             }
