@@ -33,31 +33,6 @@ static int64_t mono_ns(void) {
     return (int64_t)t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Spins until *v differs from `from` (or `ns` are up); reports whether it changed. */
-static int spin_while_u64(const uint64_t *v, uint64_t from, const int *quit, int64_t ns) {
-    if (ns <= 0) return 0;
-    const int64_t until = mono_ns() + ns;
-    for (;;) {
-        for (int i = 0; i < 64; i++) {
-            if (__atomic_load_n(v, __ATOMIC_ACQUIRE) != from || __atomic_load_n(quit, __ATOMIC_RELAXED)) return 1;
-            cpu_relax();
-        }
-        if (mono_ns() > until) return 0;
-    }
-}
-
-static int spin_until_zero(const int *v, int64_t ns) {
-    if (ns <= 0) return 0;
-    const int64_t until = mono_ns() + ns;
-    for (;;) {
-        for (int i = 0; i < 64; i++) {
-            if (__atomic_load_n(v, __ATOMIC_ACQUIRE) == 0) return 1;
-            cpu_relax();
-        }
-        if (mono_ns() > until) return 0;
-    }
-}
-
 struct cpuk_pool {
     int n;
     int64_t spin_ns;          /* POOL_SPIN_NS, or 0 when oversubscribed */
@@ -76,6 +51,30 @@ struct cpuk_pool {
 
 typedef struct worker_arg { cpuk_pool *pool; int tid; } worker_arg;
 
+/* A new region has started (or the pool is closing): what a waiting worker waits for. */
+static int started(const cpuk_pool *p, uint64_t seen) {
+    return __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) != seen || __atomic_load_n(&p->quit, __ATOMIC_RELAXED);
+}
+
+/* Every worker has finished the region: what the thread that started it waits for. */
+static int finished(const cpuk_pool *p, uint64_t seen) {
+    (void)seen;
+    return __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* Polls `ready`, pausing between polls, until it holds or the pool's spin time is up; the
+ * caller then sleeps on the condition variable as before, so this only saves the wake-up. */
+static inline void spin_until(const cpuk_pool *p, uint64_t seen, int (*ready)(const cpuk_pool *, uint64_t)) {
+    if (p->spin_ns <= 0) return;
+    const int64_t until = mono_ns() + p->spin_ns;
+    do {
+        for (int i = 0; i < 64; i++) {
+            if (ready(p, seen)) return;
+            cpu_relax();
+        }
+    } while (mono_ns() <= until);
+}
+
 static void drain(cpuk_pool *p, int tid) {
     for (;;) {
         size_t t = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
@@ -93,7 +92,7 @@ static void *worker(void *raw) {
     for (;;) {
         if (p->generation == seen && !p->quit) {
             pthread_mutex_unlock(&p->m);
-            spin_while_u64(&p->generation, seen, &p->quit, p->spin_ns);
+            spin_until(p, seen, started);
             pthread_mutex_lock(&p->m);
         }
         while (p->generation == seen && !p->quit) pthread_cond_wait(&p->start, &p->m);
@@ -169,7 +168,7 @@ void cpuk_pool_run(cpuk_pool *p, size_t ntasks, cpuk_task_fn fn, void *ctx) {
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->m);
     drain(p, 0);
-    spin_until_zero(&p->pending, p->spin_ns);
+    spin_until(p, 0, finished);
     pthread_mutex_lock(&p->m);
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->m);
     pthread_mutex_unlock(&p->m);
