@@ -127,11 +127,11 @@ public enum PNGCodec {
         let written = picture.pixels.withUnsafeBytes { px in
             png_image_write_to_stdio(&image, file, 0, px.baseAddress, png_int_32(picture.width * 3), nil)
         }
-        let flushed = fflush(file) == 0 && ferror(file) == 0
-        let reason = String(cString: strerror(errno))
+        // errno is read before fclose can change it.
+        let failure = fflush(file) == 0 && ferror(file) == 0 ? nil : String(cString: strerror(errno))
         fclose(file)
         guard written != 0 else { throw ImageError.libpng(source: path, message: message(image)) }
-        guard flushed else { throw ImageError.libpng(source: path, message: "cannot write: \(reason)") }
+        if let failure { throw ImageError.libpng(source: path, message: "cannot write: \(failure)") }
     }
 
     private static func header(_ picture: RGB8Image) -> png_image {

@@ -27,8 +27,9 @@ public struct RansTableSet: Sendable, Equatable {
     /// one padding entry, so the vector loop may read the last bucket 4 bytes wide.
     let lookup: [UInt16]
     /// The entries again, one array per field as the vector loop gathers them
-    /// (EntropyKernels): precision | shift << 5 | escape << 16, and the rest; nil when an
-    /// offset does not fit its 32 bits there (then the Swift loop decodes everything).
+    /// (EntropyKernels): precision | shift << 5 | escape << 16, and the rest; nil when the
+    /// flat arrays are too long for the loop's 32-bit indices (then the Swift loop decodes
+    /// everything).
     let vector: VectorTables?
 
     struct VectorTables: Sendable, Equatable {
