@@ -82,12 +82,7 @@ public enum IsolationBenchmark {
     struct Timing {
         var median: Double
         var min: Double
-        init(_ v: [Double]) { median = IsolationBenchmark.median(v); self.min = v.min() ?? 0 }
-    }
-
-    static func median(_ v: [Double]) -> Double {
-        let s = v.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        init(_ v: [Double]) { median = v.median ?? 0; self.min = v.min() ?? 0 }
     }
 
     static func row(_ what: String, _ a: Timing, _ b: Timing) -> String {

@@ -21,6 +21,13 @@ final class WaiSupportTests: XCTestCase {
         XCTAssertEqual(lock.withLock { 7 }, 7, "the lock was left held after the throw")
     }
 
+    func testMedianIsTheMiddleOrTheMeanOfTheTwoMiddle() {
+        XCTAssertEqual([3.0, 1.0, 2.0].median, 2.0)
+        XCTAssertEqual([4.0, 1.0, 3.0, 2.0].median, 2.5, "an even count takes the mean of the two middle values")
+        XCTAssertEqual([9.0, 1.0, 1.0, 1.0, 100.0].median, 1.0, "one slow run does not move it")
+        XCTAssertNil([Double]().median)
+    }
+
     func testHexIsLowercaseAndRefusesAnythingElse() {
         XCTAssertEqual(Hex.encode([0x00, 0x0f, 0xa5, 0xff]), "000fa5ff")
         XCTAssertEqual(Hex.decode("000fa5ff"), [0x00, 0x0f, 0xa5, 0xff])

@@ -196,8 +196,7 @@ enum BenchCommand: Command {
 
     static func side(_ runs: [IntHyperCodec.Decoded]) -> Side {
         func median(_ f: (IntHyperDecoder.Timings) -> Double) -> Double {
-            let v = runs.map { f($0.result.timings) }.sorted()
-            return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+            runs.map { f($0.result.timings) }.median ?? 0
         }
         let checked = runs.allSatisfy { $0.result.timings.spotCheckCPU != nil }
         let r = runs[0].result.synthesisReport

@@ -95,8 +95,7 @@ enum RunGraphCommand: Command {
             times.append(monotonicMilliseconds() - start)
         }
         guard let report else { return ExitCode.failure }
-        times.sort()
-        let elapsed = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let elapsed = times.median ?? 0
 
         var all: [UInt8] = []
         var hashes: [OutputHash] = []

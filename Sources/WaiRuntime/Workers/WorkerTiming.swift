@@ -51,11 +51,9 @@ enum WorkerTiming {
         }
         return timing.map { t in
             if let failure = t.failure { return .failure(failure) }
-            let times = t.times.sorted()
-            let median = times.count % 2 == 1 ? times[times.count / 2]
-                                              : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+            let median = t.times.median ?? 0
             let safe = max(median, 1e-9)
-            return .success(ProbeSpeed(runsPerSecond: 1 / safe, medianMilliseconds: median * 1000, runs: times.count, graph: c.name))
+            return .success(ProbeSpeed(runsPerSecond: 1 / safe, medianMilliseconds: median * 1000, runs: t.times.count, graph: c.name))
         }
     }
 
