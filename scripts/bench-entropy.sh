@@ -3,6 +3,10 @@
 # against the lane stream of docs/entropy-coding.md §8 (version 2) on 1 thread and on every
 # core, the same values in the same run. Usage: scripts/bench-entropy.sh [VALUES] [RUNS] [THREADS]
 # (default 6220800 values = M 192 × 135 × 240, a 3840×2160 picture's y; 5 runs, all cores).
+# WAI_BENCH_LANES=L codes L lanes instead of the default count for VALUES (a low-rate
+# stream's encoder writes few, §8.3); WAI_BENCH_TABLES=entropy.json takes a model set's
+# y tables (e.g. samples/models/motion/residual_entropy.json), each value's table drawn
+# uniformly from all of them, instead of the seeded generator's Gaussian ones.
 # Built with swiftc -O -wmo (what `swift build -c release` uses) from the entropy sources and
 # Tests/Bench/entropy/EntropyBench.swift. Prints the CPU first.
 set -euo pipefail

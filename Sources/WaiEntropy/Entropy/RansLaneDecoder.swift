@@ -5,12 +5,19 @@ import RegionKernels
 /// streams, so groups of lanes are decoded on separate threads, and inside a group the
 /// lanes' symbol steps are interleaved, which gives the core independent dependency chains
 /// instead of one (Giesen, "Interleaved entropy coders", 2014). On a CPU with AVX-512 a group
-/// is 16 lanes, one vector element each (EntropyKernels); else 8, interleaved in Swift.
+/// is 16 lanes, one vector element each (EntropyKernels), when it has at least 9 of them;
+/// else 8, interleaved in Swift.
 public enum RansLaneDecoder {
     /// Lanes decoded together, interleaved, on one thread, by the Swift loop.
     static let groupSize = 8
     /// Lanes of one vector of the AVX-512 loop.
     static let vectorGroupSize = 16
+    /// The vector loop takes a group of at least this many lanes; a smaller one (a low-rate
+    /// stream has few lanes, §8.3) is the Swift loop's. A round costs the vector loop its
+    /// chain of gathers however few elements are live: on the Zen 4 machine it overtook the
+    /// Swift loop between 8 and 9 lanes, and with 1 or 2 it ran at a quarter of its speed
+    /// (docs/entropy-coding.md §8.4).
+    static let vectorFrom = 9
     /// Below this many values, threads cost more than they save.
     static let parallelThreshold = 1 << 14
 
@@ -72,7 +79,7 @@ public enum RansLaneDecoder {
                                     parallelMap(groups, width: width) { g -> GroupOutcome in
                                         // A group the vector loop does not finish is decoded
                                         // again by the Swift loop, which names any error.
-                                        if let kernel {
+                                        if let kernel, g.count >= vectorFrom || path == .vectorOnly {
                                             if kernel.decode(lanes: g) { return .done }
                                             if path == .vectorOnly { return .declined }
                                         }

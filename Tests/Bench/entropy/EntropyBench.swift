@@ -8,6 +8,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 @main
 struct EntropyBench {
@@ -35,7 +36,10 @@ struct EntropyBench {
         let count = args.count > 1 ? Int(args[1]) ?? 6_220_800 : 6_220_800   // M=192 at 3840×2160
         let runs = args.count > 2 ? Int(args[2]) ?? 5 : 5
         let threads = args.count > 3 ? Int(args[3]) ?? 2 : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let tables = try (0..<64).map {
+        // WAI_BENCH_TABLES=entropy.json: a trained model set's y tables instead, each value's
+        // table drawn uniformly from all of them (their lookups together outgrow a core's L2).
+        let file = ProcessInfo.processInfo.environment["WAI_BENCH_TABLES"]
+        let tables = try file.map { try loadTables($0) } ?? (0..<64).map {
             try DiscreteGaussian.table(sigma: pow(2, Double($0) / 6 - 3), contract: -128...127, precision: 16)
         }
         var rng = SplitMix64(seed: 15)
@@ -43,7 +47,7 @@ struct EntropyBench {
         var values = [Int32](repeating: 0, count: count)
         for i in 0..<count {
             let r = rng.next()
-            let index = max(0, min(63, 21 + Int(r % 13) - 6))
+            let index = file == nil ? max(0, min(63, 21 + Int(r % 13) - 6)) : Int(r % UInt64(tables.count))
             selection[i] = Int32(index)
             let t = tables[index]
             let slot = UInt32(truncatingIfNeeded: r >> 32) & 0xFFFF
@@ -53,7 +57,9 @@ struct EntropyBench {
         var v1 = RansEncoder()
         for i in 0..<count { v1.encode(values[i], table: tables[Int(selection[i])]) }
         let stream1 = v1.finish()
-        let lanes = RansLanes.defaultLaneCount(forValueCount: count)
+        // WAI_BENCH_LANES=L: that many lanes (a low-rate stream's encoder writes few, §8.3).
+        let lanes = ProcessInfo.processInfo.environment["WAI_BENCH_LANES"].flatMap { Int($0) }
+            ?? RansLanes.defaultLaneCount(forValueCount: count)
         guard var v2 = RansLaneEncoder(laneCount: lanes) else { fatalError("lane count") }
         for i in 0..<count { v2.encode(values[i], table: tables[Int(selection[i])]) }
         let stream2 = v2.finish()
@@ -101,6 +107,21 @@ struct EntropyBench {
                           ("v2 (\(loop) loop, \(threads) threads)", t2b)] {
             print(name + String(repeating: " ", count: max(1, 31 - name.count))
                   + "\(fmt(t.wall)) (\(rate(t.wall)), \(fmt(t1.wall / t.wall))×)    \(fmt(t.cpu)) (\(rate(t.cpu)))")
+        }
+    }
+
+    static func loadTables(_ path: String) throws -> [FrequencyTable] {
+        struct Bad: Error { let what: String }
+        guard let data = FileManager.default.contents(atPath: path),
+              let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let precision = root["precision"] as? Int, let ys = root["y_tables"] as? [[String: Any]] else {
+            throw Bad(what: "\(path): not an entropy.json with precision and y_tables")
+        }
+        return try ys.map {
+            guard let cdf = $0["cdf"] as? [Int], let escape = $0["escape"] as? Int, let offset = $0["offset"] as? Int else {
+                throw Bad(what: "\(path): a y table without cdf, escape or offset")
+            }
+            return try FrequencyTable(precision: precision, cdf: cdf, escapeSymbol: escape, offset: Int32(offset))
         }
     }
 
