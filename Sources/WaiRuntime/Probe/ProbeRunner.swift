@@ -132,13 +132,15 @@ struct ProbeRunner {
         return UnitListing(entries: entries, cacheFile: cache?.path, warnings: warnings)
     }
 
-    func run(fresh: Bool) -> ProbeResult {
+    /// The result, and the plugin files' hashes as the probe established them (their
+    /// `FileStat`s remembered), for checking later that a file is still the one probed.
+    func run(fresh: Bool) -> (result: ProbeResult, files: FileHashes?) {
         var warnings: [String] = []
         let warn: (String) -> Void = { warnings.append($0) }
         let listed = listRows(fresh: fresh, warn: warn)
         var rows = listed.rows
         let (pending, cache) = (listed.pending, listed.cache)
-        guard let hashes = listed.hashes else { return ProbeResult(units: rows, warnings: warnings) }
+        guard let hashes = listed.hashes else { return (ProbeResult(units: rows, warnings: warnings), nil) }
         let newListings = listed.listings
 
         // Exactness: plugins in parallel, the units of one plugin one after another in its
@@ -193,7 +195,7 @@ struct ProbeRunner {
         cache?.store(ProbeCache.Contents(entries: newEntries, listings: newListings, files: hashes.updated ?? [:]),
                      warn: warn)
         Self.rank(&rows)
-        return ProbeResult(units: rows, warnings: warnings)
+        return (ProbeResult(units: rows, warnings: warnings), hashes)
     }
 
     // MARK: - through the workers
