@@ -58,7 +58,7 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
     for (int j = 0; j < 16; j++) {
         xs[j] = LOWER; ats[j] = 0; ends[j] = 0;
         if (j >= n) continue;
-        const int64_t b = job->lane_begin[first + j], e = job->lane_end[first + j];
+        const int64_t b = job->lanes[first + j].begin, e = job->lanes[first + j].end;
         /* 32-bit byte offsets in the gathers; a stream this long takes the Swift decoder. */
         if (e > INT32_MAX - 8 || e - b < 4) return 1;
         const uint32_t x = (uint32_t)bytes[b] | (uint32_t)bytes[b + 1] << 8 | (uint32_t)bytes[b + 2] << 16
@@ -71,6 +71,9 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
     const __m512i one = _mm512_set1_epi32(1), four = _mm512_set1_epi32(4), lower = _mm512_set1_epi32(LOWER);
     const __m512i m31 = _mm512_set1_epi32(31), mff = _mm512_set1_epi32(0xFF), mffff = _mm512_set1_epi32(0xFFFF);
     const __m512i zero = _mm512_setzero_si512();
+    /* Word k of every table: a gather at index sel << 3 from here (wai_rans_table). */
+    const int32_t *words = (const int32_t *)job->tables;
+    enum { META = 0, CDF_BASE = 1, LOOKUP_BASE = 2, OFFSET = 3 };
     const __mmask16 active = (__mmask16)((1u << n) - 1);
     const int64_t rounds = count > first ? (count - first - 1) / lanes + 1 : 0;
     const int64_t full = count >= first + n ? (count - first - n) / lanes + 1 : 0;
@@ -82,10 +85,10 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
             const int64_t left = count - base;
             m &= left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
         }
-        const __m512i sel = _mm512_maskz_loadu_epi32(m, job->selection + base);
-        const __m512i meta = _mm512_mask_i32gather_epi32(zero, m, sel, job->table_meta, 4);
-        const __m512i cb = _mm512_mask_i32gather_epi32(zero, m, sel, job->table_cdf_base, 4);
-        const __m512i lb = _mm512_mask_i32gather_epi32(zero, m, sel, job->table_lookup_base, 4);
+        const __m512i sel = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(m, job->selection + base), 3);
+        const __m512i meta = _mm512_mask_i32gather_epi32(zero, m, sel, words + META, 4);
+        const __m512i cb = _mm512_mask_i32gather_epi32(zero, m, sel, words + CDF_BASE, 4);
+        const __m512i lb = _mm512_mask_i32gather_epi32(zero, m, sel, words + LOOKUP_BASE, 4);
         const __m512i p = _mm512_and_si512(meta, m31);
         const __m512i sh = _mm512_and_si512(_mm512_srli_epi32(meta, 5), m31);
         const __m512i esc = _mm512_srli_epi32(meta, 16);
@@ -120,7 +123,7 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
 
         const __mmask16 isesc = _mm512_mask_cmpeq_epi32_mask(m, s, esc);
         const __mmask16 above = _mm512_cmpgt_epi32_mask(s, esc);
-        const __m512i off = _mm512_mask_i32gather_epi32(zero, m, sel, job->table_offset, 4);
+        const __m512i off = _mm512_mask_i32gather_epi32(zero, m, sel, words + OFFSET, 4);
         const __m512i v = _mm512_mask_sub_epi32(_mm512_add_epi32(off, s), above, _mm512_add_epi32(off, s), one);
         _mm512_mask_storeu_epi32(job->out + base, m & ~isesc, v);
 
@@ -135,7 +138,7 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
                 if ((slow & bit) && !renorm(&xj, &aj, ends[j], bytes)) return 1;
                 if (isesc & bit) {
                     const int32_t table = job->selection[base + j];
-                    if (!escaped(&xj, &aj, ends[j], bytes, job->table_lowest[table], job->table_highest[table],
+                    if (!escaped(&xj, &aj, ends[j], bytes, job->tables[table].lowest, job->tables[table].highest,
                                  &job->out[base + j]))
                         return 1;
                 }

@@ -15,24 +15,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One table as the loop reads it: 8 32-bit words, so a field of table t is word 8t + k of
+ * the array and one gather (index t << 3) fetches it for 16 lanes. */
+typedef struct wai_rans_table {
+    uint32_t meta;                 /* precision | lookup shift << 5 | escape symbol << 16 */
+    int32_t cdf_base;              /* where its cdf starts in `cdf` */
+    int32_t lookup_base;           /* where its buckets start in `lookup` */
+    int32_t offset;                /* the value of the first direct symbol */
+    int64_t lowest;                /* lowest and highest direct values (escapes lie outside) */
+    int64_t highest;
+} wai_rans_table;
+
+/* One lane's bytes: its first byte (the flushed state) and one past its last. */
+typedef struct wai_rans_lane_range {
+    int64_t begin;
+    int64_t end;
+} wai_rans_lane_range;
+
 typedef struct wai_rans_lane_job {
     const uint8_t *bytes;          /* the whole lane stream */
     const uint32_t *cdf;           /* every table's K+1 cumulative frequencies, back to back */
     const uint16_t *lookup;        /* every table's buckets, plus one padding entry at the end */
-    /* Per table: precision | lookup shift << 5 | escape symbol << 16; cdf base; lookup base;
-     * offset (the value of the first direct symbol); lowest and highest direct values. */
-    const uint32_t *table_meta;
-    const int32_t *table_cdf_base;
-    const int32_t *table_lookup_base;
-    const int32_t *table_offset;
-    const int64_t *table_lowest;
-    const int64_t *table_highest;
+    const wai_rans_table *tables;
     const int32_t *selection;      /* the table of every value (checked in range by the caller) */
     int32_t *out;                  /* every value */
     int64_t count;                 /* values in the stream */
     int32_t lane_count;            /* L */
-    const int64_t *lane_begin;     /* per lane: its first byte (the flushed state) */
-    const int64_t *lane_end;       /* per lane: one past its last byte */
+    const wai_rans_lane_range *lanes;
 } wai_rans_lane_job;
 
 /* Decodes lanes first … first + n − 1 (n ≤ 16) of the job, writing their values; 0 when

@@ -119,32 +119,16 @@ private struct VectorLanes: @unchecked Sendable {
         wai_rans_lanes_decode_avx512(job, Int32(lanes.lowerBound), Int32(lanes.count)) == 0
     }
 
-    static func with<R>(_ tables: RansTableSet.VectorTables?, _ job: LaneJob, _ body: (VectorLanes?) -> R) -> R {
-        guard let t = tables else { return body(nil) }
-        let begins = job.ranges.map { Int64($0.lowerBound) }, ends = job.ranges.map { Int64($0.upperBound) }
-        return t.meta.withUnsafeBufferPointer { meta in
-            t.cdfBase.withUnsafeBufferPointer { cdfBase in
-                t.lookupBase.withUnsafeBufferPointer { lookupBase in
-                    t.offset.withUnsafeBufferPointer { offset in
-                        t.lowest.withUnsafeBufferPointer { lowest in
-                            t.highest.withUnsafeBufferPointer { highest in
-                                begins.withUnsafeBufferPointer { begin in
-                                    ends.withUnsafeBufferPointer { end in
-                                        var c = wai_rans_lane_job(
-                                            bytes: job.bytes.baseAddress, cdf: job.cdf.baseAddress, lookup: job.lookup.baseAddress,
-                                            table_meta: meta.baseAddress, table_cdf_base: cdfBase.baseAddress,
-                                            table_lookup_base: lookupBase.baseAddress, table_offset: offset.baseAddress,
-                                            table_lowest: lowest.baseAddress, table_highest: highest.baseAddress,
-                                            selection: job.selection.baseAddress, out: job.out.baseAddress,
-                                            count: Int64(job.count), lane_count: Int32(job.laneCount),
-                                            lane_begin: begin.baseAddress, lane_end: end.baseAddress)
-                                        return withUnsafePointer(to: &c) { body(VectorLanes(job: $0)) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+    static func with<R>(_ tables: [wai_rans_table]?, _ job: LaneJob, _ body: (VectorLanes?) -> R) -> R {
+        guard let tables else { return body(nil) }
+        let lanes = job.ranges.map { wai_rans_lane_range(begin: Int64($0.lowerBound), end: Int64($0.upperBound)) }
+        return tables.withUnsafeBufferPointer { t in
+            lanes.withUnsafeBufferPointer { l in
+                var c = wai_rans_lane_job(bytes: job.bytes.baseAddress, cdf: job.cdf.baseAddress,
+                                          lookup: job.lookup.baseAddress, tables: t.baseAddress,
+                                          selection: job.selection.baseAddress, out: job.out.baseAddress,
+                                          count: Int64(job.count), lane_count: Int32(job.laneCount), lanes: l.baseAddress)
+                return withUnsafePointer(to: &c) { body(VectorLanes(job: $0)) }
             }
         }
     }

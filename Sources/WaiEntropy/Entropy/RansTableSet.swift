@@ -1,3 +1,5 @@
+import EntropyKernels
+
 /// The frequency tables of one stream flattened for the lane decoder's hot loop
 /// (docs/entropy-coding.md §8.4): every cdf in one array and, per table, a bucket lookup
 /// from the top bits of a slot to the symbol holding the bucket's first slot. Built once per
@@ -26,35 +28,25 @@ public struct RansTableSet: Sendable, Equatable {
     /// Every table's buckets: the symbol s with cdf[s] ≤ (bucket << shift) < cdf[s+1]; then
     /// one padding entry, so the vector loop may read the last bucket 4 bytes wide.
     let lookup: [UInt16]
-    /// The entries again, one array per field as the vector loop gathers them
-    /// (EntropyKernels): precision | shift << 5 | escape << 16, and the rest; nil when the
-    /// flat arrays are too long for the loop's 32-bit indices (then the Swift loop decodes
-    /// everything).
-    let vector: VectorTables?
+    /// The entries again as the vector loop gathers them (EntropyKernels' `wai_rans_table`);
+    /// nil when the flat arrays are too long for the loop's 32-bit indices, or the tables too
+    /// many for its index `table << 3` (then the Swift loop decodes everything).
+    let vector: [wai_rans_table]?
 
-    struct VectorTables: Sendable, Equatable {
-        var meta: [UInt32] = []
-        var cdfBase: [Int32] = []
-        var lookupBase: [Int32] = []
-        var offset: [Int32] = []
-        var lowest: [Int64] = []
-        var highest: [Int64] = []
-
-        init?(_ entries: [Entry], cdfCount: Int, lookupCount: Int) {
-            guard cdfCount < Int(Int32.max) - 2, lookupCount < Int(Int32.max) - 2 else { return nil }
-            for e in entries {
-                // escape < K ≤ 65536 (§1), precision ≤ 16, shift ≤ 16: each field fits its bits.
-                meta.append(e.precision | e.lookupShift << 5 | UInt32(truncatingIfNeeded: e.escape) << 16)
-                cdfBase.append(Int32(e.cdfBase))
-                lookupBase.append(Int32(e.lookupBase))
-                offset.append(e.offset)
-                lowest.append(e.lowestDirect)
-                highest.append(e.highestDirect)
-            }
+    static func vectorTables(_ entries: [Entry], cdfCount: Int, lookupCount: Int) -> [wai_rans_table]? {
+        guard cdfCount < Int(Int32.max) - 2, lookupCount < Int(Int32.max) - 2, entries.count < 1 << 27 else { return nil }
+        return entries.map { e in
+            // escape < K ≤ 65536 (§1), precision ≤ 16, shift ≤ 16: each field fits its bits.
+            wai_rans_table(meta: e.precision | e.lookupShift << 5 | UInt32(truncatingIfNeeded: e.escape) << 16,
+                           cdf_base: Int32(e.cdfBase), lookup_base: Int32(e.lookupBase), offset: e.offset,
+                           lowest: e.lowestDirect, highest: e.highestDirect)
         }
     }
 
     public var count: Int { tables.count }
+
+    /// Everything else is derived from the tables.
+    public static func == (a: RansTableSet, b: RansTableSet) -> Bool { a.tables == b.tables }
 
     public init(_ tables: [FrequencyTable]) {
         var entries: [Entry] = []
@@ -79,7 +71,7 @@ public struct RansTableSet: Sendable, Equatable {
         self.tables = tables
         self.entries = entries
         self.cdf = cdf
-        vector = VectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count)
+        vector = Self.vectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count)
         self.lookup = lookup + [0]
     }
 }
