@@ -17,6 +17,9 @@
 
 enum { LOWER = 1u << 23, NIBBLE_MAX = 9 };
 
+/* The gathers index a table's fields as words 8t + k (entropy_kernels.h). */
+_Static_assert(sizeof(wai_rans_table) == 8 * sizeof(int32_t), "wai_rans_table is 8 words");
+
 /* Renormalises one lane's state from its bytes (§4), bounds-checked; 0 when it ran out. */
 static inline int renorm(uint32_t *x, int64_t *at, int64_t end, const uint8_t *bytes) {
     while (*x < LOWER) {
