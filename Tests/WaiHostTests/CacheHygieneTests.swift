@@ -24,6 +24,24 @@ final class CacheHygieneTests: XCTestCase {
         XCTAssertEqual(kept["/unchanged"]?.sha256, "b")
     }
 
+    /// What the host's check that a plugin is still the one probed rests on
+    /// (BackendHost.workerUnit): a file with the remembered stat is not read, so its
+    /// remembered hash comes back; once written, it is read and its real hash comes back.
+    func testAFileWithTheRememberedStatIsNotReadAndAChangedOneIs() throws {
+        let dir = try TempDir("waihost-file-hashes")
+        let path = dir.path + "/plugin.so"
+        try Data("probed".utf8).write(to: URL(fileURLWithPath: path))
+        let remembered = try XCTUnwrap(FileStat.of(path))
+        let hashes = FileHashes([path: .init(stat: remembered, sha256: "remembered")])
+        XCTAssertEqual(try hashes.sha256(path), "remembered", "the file was read although its stat is the remembered one")
+
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data([0]))
+        handle.closeFile()
+        XCTAssertEqual(try hashes.sha256(path), SHA256.hex(Array("probed\0".utf8)))
+    }
+
     func testTheFileHashMemoryIsBoundedUsedEntriesFirst() {
         var all: [String: FileHashes.Entry] = [:]
         for i in 0..<50 { all["/f\(i)"] = .init(stat: stat(UInt64(i)), sha256: "\(i)") }
