@@ -36,8 +36,8 @@ struct EntropyBench {
         let count = args.count > 1 ? Int(args[1]) ?? 6_220_800 : 6_220_800   // M=192 at 3840×2160
         let runs = args.count > 2 ? Int(args[2]) ?? 5 : 5
         let threads = args.count > 3 ? Int(args[3]) ?? 2 : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        // WAI_BENCH_TABLES=entropy.json: a trained model set's y tables instead, each value's
-        // table drawn uniformly from all of them (their lookups together outgrow a core's L2).
+        // WAI_BENCH_TABLES=entropy.json: a trained model set's y tables instead (peaked
+        // distributions, escapes in the wide tables), each value's table drawn uniformly.
         let file = ProcessInfo.processInfo.environment["WAI_BENCH_TABLES"]
         let tables = try file.map { try loadTables($0) } ?? (0..<64).map {
             try DiscreteGaussian.table(sigma: pow(2, Double($0) / 6 - 3), contract: -128...127, precision: 16)
@@ -110,19 +110,11 @@ struct EntropyBench {
         }
     }
 
+    /// The y tables of an entropy.json, read and checked as the host reads a model set's.
     static func loadTables(_ path: String) throws -> [FrequencyTable] {
-        struct Bad: Error { let what: String }
-        guard let data = FileManager.default.contents(atPath: path),
-              let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let precision = root["precision"] as? Int, let ys = root["y_tables"] as? [[String: Any]] else {
-            throw Bad(what: "\(path): not an entropy.json with precision and y_tables")
-        }
-        return try ys.map {
-            guard let cdf = $0["cdf"] as? [Int], let escape = $0["escape"] as? Int, let offset = $0["offset"] as? Int else {
-                throw Bad(what: "\(path): a y table without cdf, escape or offset")
-            }
-            return try FrequencyTable(precision: precision, cdf: cdf, escapeSymbol: escape, offset: Int32(offset))
-        }
+        struct Unreadable: Error, CustomStringConvertible { let description: String }
+        guard let data = FileManager.default.contents(atPath: path) else { throw Unreadable(description: "\(path): cannot read") }
+        return try IntHyperEntropyModel.parse(Array(data), file: path).yTables
     }
 
     static func fmt(_ x: Double) -> String {
