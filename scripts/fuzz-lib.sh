@@ -40,7 +40,7 @@ fuzz_link() {
   local inputs
   mapfile -t inputs < <(fuzz_link_inputs)
   if ! swiftc -sanitize="$sanitize" -parse-as-library -O -use-ld=lld -I "$fuzz_products/Modules" \
-       -I Sources/COpenSSL -I Sources/CPNG "$@" "${inputs[@]}" -lcrypto -lpng -o "$output" \
+       -I Sources/COpenSSL -I Sources/CSodium -I Sources/CPNG "$@" "${inputs[@]}" -lcrypto -lsodium -lpng -o "$output" \
        >"$output.build.log" 2>&1; then
     cat "$output.build.log" >&2
     echo "fuzz: linking $output failed" >&2

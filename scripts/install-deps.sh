@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config   # C test plugins and the CPU kernels
   libssl-dev openssl           # SHA-256, Ed25519 (the openssl command checks receipt signatures in the tests)
+  libsodium-dev                # Ed25519 signing, and verification where it gives OpenSSL's answer (docs/audit-bundle.md §2.2)
   curl                         # HTTP client the relay tests use as a plain (non-player) peer
   libpng-dev                   # PNG output of decoded pictures
   libvulkan-dev mesa-vulkan-drivers vulkan-tools glslang-tools spirv-tools libdrm-dev  # Vulkan backend; lavapipe is a real driver on the CPU

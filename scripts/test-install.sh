@@ -173,7 +173,7 @@ deb="$(DEB_COMPRESSION=gzip scripts/package-deb.sh "$tmp/deb")" || fail "scripts
 control="$(dpkg-deb -f "$deb")"
 echo "$control" >&2
 depends="$(dpkg-deb -f "$deb" Depends)"
-for lib in libcurl4 libmicrohttpd12 libssl3 libpng16-16 libsqlite3-0 libpq5 libc6; do
+for lib in libcurl4 libmicrohttpd12 libssl3 libsodium23 libpng16-16 libsqlite3-0 libpq5 libc6; do
   grep -Eq "(^|, )$lib( |,|$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
 if grep -Eq 'swift|foundation' <<<"$depends"; then fail "Depends names a Swift runtime package: $depends"; fi

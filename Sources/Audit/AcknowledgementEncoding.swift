@@ -1,6 +1,5 @@
-// The collector writes one acknowledgement per bundle. `signed(by: Ed25519PrivateKey)` spells it
-// through JSONEncoder and JSONSerialization and loads the key anew (deriving its public key)
-// for each one; this writes the same bytes directly under a key loaded once. Every field is
+// The collector writes one acknowledgement per bundle. `signedThroughJSONEncoder` spells it
+// through JSONEncoder and JSONSerialization; this writes the same bytes directly. Every field is
 // hex, a closed enum, an integer or base64, so there is nothing to escape; a value that is not
 // plain hex takes the general path.
 
@@ -8,13 +7,9 @@ import Foundation
 import WaiCrypto
 
 extension CollectorAcknowledgement {
-    /// Byte for byte what `signed(by:)` with the same key returns.
-    public func signed(by signer: Ed25519Signer) throws -> [UInt8] {
-        guard Self.isHex(sessionId), Self.isHex(bundleSha256) else {
-            let payload = PayloadCoding.encode(self)
-            return Envelope(payloadType: AuditPayloadType.acknowledgement, payload: payload, keyID: signer.publicKey.hex,
-                            signature: try signer.sign(DSSE.pae(type: AuditPayloadType.acknowledgement, payload: payload))).encoded()
-        }
+    /// The response body: the envelope's JSON, byte for byte what `signedThroughJSONEncoder` returns.
+    public func signed(by signer: Ed25519PrivateKey) throws -> [UInt8] {
+        guard Self.isHex(sessionId), Self.isHex(bundleSha256) else { return try signedThroughJSONEncoder(by: signer) }
         // JSONEncoder's spelling: keys sorted, snake_case, no whitespace.
         let payload = Array(("{\"bundle_sha256\":\"\(bundleSha256)\",\"session_id\":\"\(sessionId)\","
             + "\"status\":\"\(status.rawValue)\",\"stored_ms\":\(storedMs)}").utf8)

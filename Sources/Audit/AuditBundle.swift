@@ -90,10 +90,7 @@ public struct AuditBundle: Sendable {
         do { installation = try Ed25519PublicKey(hex: binding.keyID) } catch {
             throw .malformed(at: "binding.signatures[0].keyid", reason: "\(error)")
         }
-        // A key OpenSSL will not load verifies nothing, as with Ed25519PublicKey.verify.
-        // Installation keys repeat from bundle to bundle: held loaded (Ed25519VerifierCache).
-        guard let installationVerifier = try? Ed25519VerifierCache.installations.verifier(for: installation),
-              binding.verifies(under: installationVerifier) else {
+        guard binding.verifies(under: installation) else {
             throw .bindingSignature(installationKey: binding.keyID)
         }
         // The plain spelling read straight from the bytes; anything else by the strict reader (PayloadReader).
@@ -113,8 +110,6 @@ public struct AuditBundle: Sendable {
         do { sessionKey = try Ed25519PublicKey(hex: b.sessionKey) } catch {
             throw .malformed(at: "binding.payload.session_key", reason: "\(error)")
         }
-        // One OpenSSL key for the whole chain, not one per record.
-        let sessionVerifier = try? Ed25519Verifier(sessionKey)
         let sessionKeyHex = sessionKey.hex
 
         var decoded: [AuditRecord] = []
@@ -124,7 +119,7 @@ public struct AuditBundle: Sendable {
         for (i, e) in records.enumerated() {
             guard e.payloadType == AuditPayloadType.record else { throw .recordPayloadType(index: i, got: e.payloadType) }
             guard e.keyID == sessionKeyHex else { throw .unboundRecordKey(index: i, keyID: e.keyID, sessionKey: sessionKeyHex) }
-            guard let v = sessionVerifier, e.verifies(under: v) else { throw .recordSignature(index: i) }
+            guard e.verifies(under: sessionKey) else { throw .recordSignature(index: i) }
             let r: AuditRecord
             if let plain = BundleReader.record(e.payload) { r = plain } else {
                 r = try PayloadCoding.decode(AuditRecord.self, e.payload, at: "records[\(i)].payload")

@@ -21,8 +21,9 @@ public struct CollectorAcknowledgement: Codable, Equatable, Sendable {
         self.storedMs = storedMs
     }
 
-    /// The response body: the envelope's JSON.
-    public func signed(by ownerKey: Ed25519PrivateKey) throws -> [UInt8] {
+    /// The response body spelt through JSONEncoder and JSONSerialization: the definition
+    /// `signed(by:)` (AcknowledgementEncoding) writes directly.
+    func signedThroughJSONEncoder(by ownerKey: Ed25519PrivateKey) throws -> [UInt8] {
         try Envelope.sign(type: AuditPayloadType.acknowledgement, payload: PayloadCoding.encode(self), key: ownerKey).encoded()
     }
 

@@ -41,11 +41,6 @@ public struct Envelope: Equatable, Sendable {
         key.verify(signature: signature, message: DSSE.pae(type: payloadType, payload: payload))
     }
 
-    /// The same check under a key already loaded (a bundle's session key signs every record).
-    public func verifies(under key: Ed25519Verifier) -> Bool {
-        key.verify(signature: signature, message: DSSE.pae(type: payloadType, payload: payload))
-    }
-
     /// The JSON object, keys sorted, no whitespace (the spelling the writer always uses).
     public var jsonObject: [String: Any] {
         ["payloadType": payloadType, "payload": Data(payload).base64EncodedString(),

@@ -8,16 +8,12 @@ import WaiCrypto
 public final class CollectorService: @unchecked Sendable {
     public let store: CollectorStore
     private let ownerKey: Ed25519PrivateKey
-    /// The owner key loaded into OpenSSL once; nil only if OpenSSL refused it (then each
-    /// acknowledgement loads the key itself, and fails the same way).
-    private let ownerSigner: Ed25519Signer?
     private let trustedInstallationKeys: Set<Ed25519PublicKey>?
 
     public init(store: CollectorStore, ownerKey: Ed25519PrivateKey,
                 trustedInstallationKeys: Set<Ed25519PublicKey>? = nil) {
         self.store = store
         self.ownerKey = ownerKey
-        ownerSigner = try? Ed25519Signer(ownerKey)
         self.trustedInstallationKeys = trustedInstallationKeys
     }
 
@@ -69,7 +65,7 @@ public final class CollectorService: @unchecked Sendable {
         let ack: [UInt8]
         do {
             let a = CollectorAcknowledgement(sessionId: verified.sessionId, bundleSha256: digestHex, status: .stored, storedMs: now)
-            ack = try ownerSigner.map { try a.signed(by: $0) } ?? a.signed(by: ownerKey)
+            ack = try a.signed(by: ownerKey)
         } catch {
             return Self.refuse(500, "cannot sign the acknowledgement: \(error)")
         }

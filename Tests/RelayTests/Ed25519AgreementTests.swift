@@ -1,0 +1,139 @@
+// Ed25519 made by libsodium and checked as OpenSSL checks it (Sources/WaiCrypto/
+// Ed25519Verification.swift, docs/audit-bundle.md §2.2): signatures equal to OpenSSL's byte for
+// byte, and every verification answer equal to OpenSSL's, on honest signatures, on damaged ones,
+// and on crafted ones that OpenSSL accepts and libsodium alone refuses.
+
+import COpenSSL
+import CSodium
+import TestSupport
+import WaiCrypto
+import XCTest
+
+final class Ed25519AgreementTests: XCTestCase {
+    /// The group order L, little-endian.
+    private static let order: [UInt8] = Hex.decode("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")!
+    /// The identity point (x = 0, y = 1), canonical, and y = p + 1, a non-canonical spelling of it.
+    private static let identity: [UInt8] = [1] + [UInt8](repeating: 0, count: 31)
+    private static let identityNonCanonical: [UInt8] = [0xee] + [UInt8](repeating: 0xff, count: 30) + [0x7f]
+    /// A point of order 8.
+    private static let order8: [UInt8] = Hex.decode("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")!
+
+    private func opensslSign(seed: [UInt8], _ message: [UInt8]) throws -> [UInt8] {
+        let pkey = try XCTUnwrap(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, seed, seed.count))
+        defer { EVP_PKEY_free(pkey) }
+        let md = try XCTUnwrap(EVP_MD_CTX_new())
+        defer { EVP_MD_CTX_free(md) }
+        XCTAssertEqual(EVP_DigestSignInit(md, nil, nil, nil, pkey), 1)
+        var sig = [UInt8](repeating: 0, count: 64)
+        var len = sig.count
+        XCTAssertEqual(EVP_DigestSign(md, &sig, &len, message, message.count), 1)
+        return sig
+    }
+
+    private enum Answer: Equatable { case both(Bool), opensslOnly }
+
+    /// The library's answer must be OpenSSL's; returns which library accepted.
+    private func check(_ sig: [UInt8], _ message: [UInt8], _ key: [UInt8], _ what: String,
+                       file: StaticString = #filePath, line: UInt = #line) -> Answer {
+        sig.withUnsafeBytes { s in
+            message.withUnsafeBytes { m in
+                let openssl = Ed25519Verification.openssl(signature: s, message: m, key: key)
+                let sodium = Ed25519Verification.libsodium(signature: s, message: m, key: key)
+                let ours = Ed25519Verification.verify(signature: s, message: m, key: key)
+                XCTAssertEqual(ours, openssl, "\(what): the answer is not OpenSSL's", file: file, line: line)
+                XCTAssertFalse(sodium && !openssl, "\(what): libsodium accepted what OpenSSL refuses", file: file, line: line)
+                return openssl && !sodium ? .opensslOnly : .both(openssl)
+            }
+        }
+    }
+
+    func testSignaturesAreOpenSSLsByteForByte() throws {
+        for i in 0..<24 {
+            let key = try Ed25519PrivateKey.generate()
+            let message = (0..<(i * 29)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ i) }
+            let sig = try key.sign(message)
+            XCTAssertEqual(sig, try opensslSign(seed: key.seed, message), "message of \(message.count) bytes")
+            XCTAssertEqual(check(sig, message, key.publicKey.bytes, "honest signature \(i)"), .both(true))
+        }
+    }
+
+    func testDamagedSignaturesKeysAndMessagesGetOpenSSLsAnswer() throws {
+        let key = try Ed25519PrivateKey(seed: [UInt8](repeating: 7, count: 32))
+        let message = Array("DSSEv1 4 type 5 hello".utf8)
+        let sig = try key.sign(message)
+        for bit in 0..<(64 * 8) {
+            var s = sig
+            s[bit / 8] ^= 1 << (bit % 8)
+            XCTAssertEqual(check(s, message, key.publicKey.bytes, "signature bit \(bit)"), .both(false))
+        }
+        for bit in 0..<(32 * 8) {
+            var k = key.publicKey.bytes
+            k[bit / 8] ^= 1 << (bit % 8)
+            _ = check(sig, message, k, "key bit \(bit)")
+        }
+        XCTAssertEqual(check(sig, message + [0], key.publicKey.bytes, "longer message"), .both(false))
+        XCTAssertEqual(check(sig, Array(message.dropLast()), key.publicKey.bytes, "shorter message"), .both(false))
+        XCTAssertFalse(key.publicKey.verify(signature: Array(sig.prefix(63)), message: message))
+        XCTAssertFalse(key.publicKey.verify(signature: sig + [0], message: message))
+    }
+
+    /// S + L verifies the same equation; both libraries refuse it (no malleable second signature).
+    func testNonCanonicalSIsRefusedByBoth() throws {
+        let key = try Ed25519PrivateKey(seed: [UInt8](repeating: 9, count: 32))
+        let message = Array("m".utf8)
+        var sig = try key.sign(message)
+        var carry = 0
+        for i in 0..<32 {
+            let sum = Int(sig[32 + i]) + Int(Self.order[i]) + carry
+            sig[32 + i] = UInt8(sum & 0xff)
+            carry = sum >> 8
+        }
+        XCTAssertEqual(carry, 0, "S + L fits 256 bits for this key")
+        XCTAssertEqual(check(sig, message, key.publicKey.bytes, "S + L"), .both(false))
+    }
+
+    /// The identity as a key (canonical or not) with R = identity and S = 0 satisfies
+    /// [S]B = R + [k]A for every message: OpenSSL accepts, libsodium refuses (small order,
+    /// non-canonical), so only the fallback gives OpenSSL's answer.
+    func testSmallOrderAndNonCanonicalKeysOpenSSLAcceptsAreAccepted() throws {
+        let sig = Self.identity + [UInt8](repeating: 0, count: 32)
+        for key in [Self.identity, Self.identityNonCanonical] {
+            for message in [[], Array("any message".utf8)] as [[UInt8]] {
+                XCTAssertEqual(check(sig, message, key, "identity key \(Hex.encode(key))"), .opensslOnly)
+                XCTAssertTrue(try Ed25519PublicKey(bytes: key).verify(signature: sig, message: message))
+            }
+        }
+    }
+
+    /// A key with a small-order component (A = [a]B + T, T of order 8): a signature made with a
+    /// verifies under OpenSSL's cofactorless equation exactly when [k]T is the identity, for
+    /// about one message in eight. Both libraries decide alike (the key is canonical and not of
+    /// small order); these fixed messages give both answers.
+    func testMixedOrderKeysGetOpenSSLsAnswer() throws {
+        XCTAssertGreaterThanOrEqual(sodium_init(), 0)
+        var a = [UInt8](repeating: 0, count: 32)
+        crypto_core_ed25519_scalar_reduce(&a, [UInt8](repeating: 0x5a, count: 64))
+        var aB = [UInt8](repeating: 0, count: 32)
+        XCTAssertEqual(crypto_scalarmult_ed25519_base_noclamp(&aB, a), 0)
+        var key = [UInt8](repeating: 0, count: 32)
+        XCTAssertEqual(crypto_core_ed25519_add(&key, aB, Self.order8), 0)
+        var answers: [Answer] = []
+        for i in 0..<48 {
+            let message = Array("message \(i)".utf8)
+            var r = [UInt8](repeating: 0, count: 32)
+            crypto_core_ed25519_scalar_reduce(&r, [UInt8](repeating: UInt8(i + 1), count: 64))
+            var R = [UInt8](repeating: 0, count: 32)
+            XCTAssertEqual(crypto_scalarmult_ed25519_base_noclamp(&R, r), 0)
+            var digest = [UInt8](repeating: 0, count: 64)
+            let hashed = R + key + message
+            crypto_hash_sha512(&digest, hashed, UInt64(hashed.count))
+            var k = [UInt8](repeating: 0, count: 32), ka = k, s = k
+            crypto_core_ed25519_scalar_reduce(&k, digest)
+            crypto_core_ed25519_scalar_mul(&ka, k, a)
+            crypto_core_ed25519_scalar_add(&s, r, ka)
+            answers.append(check(R + s, message, key, "mixed-order key, message \(i)"))
+        }
+        XCTAssertTrue(answers.contains(.both(true)), "some messages verify: \(answers)")
+        XCTAssertTrue(answers.contains(.both(false)), "and some do not: \(answers)")
+    }
+}
