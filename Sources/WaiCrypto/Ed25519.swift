@@ -60,11 +60,9 @@ public struct Ed25519PublicKey: Hashable, Sendable, CustomStringConvertible {
     /// True only for a 64-byte signature by this key over exactly `message` that OpenSSL
     /// accepts (docs/audit-bundle.md §2.2; libsodium answers first where it can: Ed25519Verification).
     public func verify(signature: [UInt8], message: [UInt8]) -> Bool {
-        signature.withUnsafeBytes { s in message.withUnsafeBytes { verify(signature: s, message: $0) } }
-    }
-
-    public func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> Bool {
-        Ed25519Verification.verify(signature: signature, message: message, key: bytes)
+        signature.withUnsafeBytes { s in
+            message.withUnsafeBytes { Ed25519Verification.verify(signature: s, message: $0, key: bytes) }
+        }
     }
 }
 
