@@ -105,18 +105,61 @@ final class Ed25519AgreementTests: XCTestCase {
         }
     }
 
-    /// A key with a small-order component (A = [a]B + T, T of order 8): a signature made with a
-    /// verifies under OpenSSL's cofactorless equation exactly when [k]T is the identity, for
-    /// about one message in eight. Both libraries decide alike (the key is canonical and not of
-    /// small order); these fixed messages give both answers.
-    func testMixedOrderKeysGetOpenSSLsAnswer() throws {
+    /// R of small order under a key that is not: with A = [a]B + T (T of order 8) and S = k·a,
+    /// [S]B − [k]A = −[k mod 8]T, so the R among T's multiples that equals it makes a signature
+    /// OpenSSL accepts and libsodium refuses for R alone (A is canonical and of large order).
+    func testSmallOrderROpenSSLAcceptsIsAccepted() throws {
         XCTAssertGreaterThanOrEqual(sodium_init(), 0)
+        let (a, key) = try mixedOrderKey()
+        var multiples = [Self.identity]
+        for _ in 1..<8 {
+            var next = [UInt8](repeating: 0, count: 32)
+            XCTAssertEqual(crypto_core_ed25519_add(&next, multiples.last!, Self.order8), 0)
+            multiples.append(next)
+        }
+        var found = 0
+        for i in 0..<16 {
+            let message = Array("small-order R \(i)".utf8)
+            for (j, R) in multiples.enumerated() {
+                let k = reducedHash(R + key + message)
+                guard (8 - Int(k[0] & 7)) % 8 == j else { continue }
+                var s = [UInt8](repeating: 0, count: 32)
+                crypto_core_ed25519_scalar_mul(&s, k, a)
+                // The identity (j = 0) is of small order too.
+                XCTAssertEqual(check(R + s, message, key, "R = [\(j)]T, message \(i)"), .opensslOnly)
+                found += j == 0 ? 0 : 1
+            }
+        }
+        XCTAssertGreaterThan(found, 0, "some message gives an R of order above 1")
+    }
+
+    /// (a, [a]B + T): a key with a small-order component.
+    private func mixedOrderKey() throws -> ([UInt8], [UInt8]) {
         var a = [UInt8](repeating: 0, count: 32)
         crypto_core_ed25519_scalar_reduce(&a, [UInt8](repeating: 0x5a, count: 64))
         var aB = [UInt8](repeating: 0, count: 32)
         XCTAssertEqual(crypto_scalarmult_ed25519_base_noclamp(&aB, a), 0)
         var key = [UInt8](repeating: 0, count: 32)
         XCTAssertEqual(crypto_core_ed25519_add(&key, aB, Self.order8), 0)
+        return (a, key)
+    }
+
+    /// SHA-512 of `bytes` reduced mod L: Ed25519's k.
+    private func reducedHash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 64)
+        crypto_hash_sha512(&digest, bytes, UInt64(bytes.count))
+        var k = [UInt8](repeating: 0, count: 32)
+        crypto_core_ed25519_scalar_reduce(&k, digest)
+        return k
+    }
+
+    /// A key with a small-order component (A = [a]B + T, T of order 8): a signature made with a
+    /// verifies under OpenSSL's cofactorless equation exactly when [k]T is the identity, for
+    /// about one message in eight. Both libraries decide alike (the key is canonical and not of
+    /// small order); these fixed messages give both answers.
+    func testMixedOrderKeysGetOpenSSLsAnswer() throws {
+        XCTAssertGreaterThanOrEqual(sodium_init(), 0)
+        let (a, key) = try mixedOrderKey()
         var answers: [Answer] = []
         for i in 0..<48 {
             let message = Array("message \(i)".utf8)
@@ -124,11 +167,8 @@ final class Ed25519AgreementTests: XCTestCase {
             crypto_core_ed25519_scalar_reduce(&r, [UInt8](repeating: UInt8(i + 1), count: 64))
             var R = [UInt8](repeating: 0, count: 32)
             XCTAssertEqual(crypto_scalarmult_ed25519_base_noclamp(&R, r), 0)
-            var digest = [UInt8](repeating: 0, count: 64)
-            let hashed = R + key + message
-            crypto_hash_sha512(&digest, hashed, UInt64(hashed.count))
-            var k = [UInt8](repeating: 0, count: 32), ka = k, s = k
-            crypto_core_ed25519_scalar_reduce(&k, digest)
+            let k = reducedHash(R + key + message)
+            var ka = [UInt8](repeating: 0, count: 32), s = ka
             crypto_core_ed25519_scalar_mul(&ka, k, a)
             crypto_core_ed25519_scalar_add(&s, r, ka)
             answers.append(check(R + s, message, key, "mixed-order key, message \(i)"))
