@@ -38,6 +38,31 @@ final class BundleTests: XCTestCase {
         XCTAssertBundleError(b.encoded(), .recordSignature(index: 2))
     }
 
+    /// A long bundle's signatures are checked a window at a time on every core
+    /// (AuditBundle.parallelSignaturesFrom): the answers and the first error are a serial walk's,
+    /// on either side of a window's edge, and an earlier error of another kind still comes first.
+    func testLongBundlesGiveTheSerialWalksFirstError() throws {
+        let window = AuditBundle.parallelSignaturesFrom
+        var c = try AuditChain(installationKey: Fixture.installation, owner: Fixture.owner.publicKey)
+        for i in 0..<(2 * window + 10) { try c.append(.ack(Fixture.ack(i % 200))) }
+        try c.append(.session(Fixture.summary))
+        let good = c.bundle
+        XCTAssertEqual(try AuditBundle.verify(good.encoded()).records.count, 2 * window + 11)
+        for bad in [0, window - 1, window, window + 1, 2 * window + 9] {
+            var b = good
+            b.records[bad].payload[10] ^= 0x20
+            XCTAssertBundleError(b.encoded(), .recordSignature(index: bad))
+            // A later bad signature, in the same window and in the next, does not hide it.
+            b.records[min(bad + 3, b.records.count - 1)].signature[0] ^= 1
+            b.records[min(bad + window + 1, b.records.count - 1)].signature[0] ^= 1
+            XCTAssertBundleError(b.encoded(), .recordSignature(index: bad))
+        }
+        var b = good
+        b.records[window + 5].signature[0] ^= 1
+        b.records[window + 2].payloadType = "text/plain"
+        XCTAssertBundleError(b.encoded(), .recordPayloadType(index: window + 2, got: "text/plain"))
+    }
+
     func testDroppedRecord() throws {
         var b = try Fixture.chain().bundle
         b.records.remove(at: 1)
