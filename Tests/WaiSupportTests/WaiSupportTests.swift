@@ -1,5 +1,8 @@
 import XCTest
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import WaiSupport
 
 /// The support module every other module relies on: the lock excludes, hex keeps its one
@@ -26,6 +29,23 @@ final class WaiSupportTests: XCTestCase {
         XCTAssertEqual([4.0, 1.0, 3.0, 2.0].median, 2.5, "an even count takes the mean of the two middle values")
         XCTAssertEqual([9.0, 1.0, 1.0, 1.0, 100.0].median, 1.0, "one slow run does not move it")
         XCTAssertNil([Double]().median)
+    }
+
+    func testParallelMapKeepsItemOrderAndRunsEveryItemOnce() {
+        let items = Array(0..<1000)
+        final class Seen: @unchecked Sendable { let lock = Mutex(); var calls = 0 }
+        let seen = Seen()
+        let out = parallelMap(items, width: 4) { i -> Int in
+            seen.lock.withLock { seen.calls += 1 }
+            if i % 97 == 0 { usleep(200) }  // uneven items: later ones finish first
+            return i * i
+        }
+        XCTAssertEqual(out, items.map { $0 * $0 })
+        XCTAssertEqual(seen.lock.withLock { seen.calls }, items.count)
+        XCTAssertEqual(parallelMap([5], width: 4) { $0 + 1 }, [6])
+        XCTAssertEqual(parallelMap([Int](), width: 4) { $0 + 1 }, [])
+        XCTAssertEqual(parallelMap(items, width: 1) { $0 }, items)
+        XCTAssertGreaterThanOrEqual(onlineCoreCount(), 1)
     }
 
     func testHexIsLowercaseAndRefusesAnythingElse() {
