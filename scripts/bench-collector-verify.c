@@ -37,7 +37,7 @@ static EVP_MD_CTX *ready(EVP_PKEY *k) {
     return c;
 }
 
-/* One verification as Ed25519Verifier.verify does it: the kept context, or a fresh one. */
+/* One OpenSSL verification at its fastest: the kept context where this OpenSSL allows it, or a fresh one. */
 static int verify(EVP_MD_CTX **kept, EVP_PKEY *k, int reusable, const struct sig *g) {
     EVP_MD_CTX *c = reusable && *kept ? *kept : ready(k);
     int ok = EVP_DigestVerify(c, g->s, 64, g->m, g->n) == 1;
