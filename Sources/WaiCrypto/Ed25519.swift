@@ -105,10 +105,8 @@ public struct Ed25519PrivateKey: Sendable {
         var secret = seed + publicKey.bytes
         defer { sodium_memzero(&secret, secret.count) }
         var sig = [UInt8](repeating: 0, count: Self.signatureLength)
-        let ok = message.withUnsafeBufferPointer { m in
-            withUnsafePointer(to: UInt8(0)) { empty in
-                crypto_sign_ed25519_detached(&sig, nil, m.baseAddress ?? empty, UInt64(m.count), secret)
-            }
+        let ok = message.withUnsafeBytes { raw in
+            withNonNullBytes(raw) { m, n in crypto_sign_ed25519_detached(&sig, nil, m, UInt64(n), secret) }
         }
         guard ok == 0 else { throw .libsodium(operation: "crypto_sign_ed25519_detached") }
         return sig

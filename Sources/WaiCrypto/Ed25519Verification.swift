@@ -16,16 +16,16 @@ import CSodium
 
 package enum Ed25519Verification {
     /// True only for a signature OpenSSL accepts: 64 bytes by `key` over exactly `message`.
+    /// (Each library's call checks the lengths itself.)
     package static func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, key: [UInt8]) -> Bool {
-        guard signature.count == Ed25519PrivateKey.signatureLength, key.count == Ed25519PublicKey.length else { return false }
-        return libsodium(signature: signature, message: message, key: key) || openssl(signature: signature, message: message, key: key)
+        libsodium(signature: signature, message: message, key: key) || openssl(signature: signature, message: message, key: key)
     }
 
     /// libsodium's verification alone: accepts a subset of what OpenSSL accepts.
     package static func libsodium(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, key: [UInt8]) -> Bool {
         guard Sodium.ready, signature.count == Ed25519PrivateKey.signatureLength, key.count == Ed25519PublicKey.length,
               let s = signature.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-        return withBytes(message) { m, n in
+        return withNonNullBytes(message) { m, n in
             crypto_sign_ed25519_verify_detached(s, m, UInt64(n), key) == 0
         }
     }
@@ -40,16 +40,17 @@ package enum Ed25519Verification {
         guard let md = EVP_MD_CTX_new() else { fatalError("OpenSSL: EVP_MD_CTX_new failed (out of memory)") }
         defer { EVP_MD_CTX_free(md) }
         guard EVP_DigestVerifyInit(md, nil, nil, nil, pkey) == 1 else { return false }
-        return withBytes(message) { m, n in
+        return withNonNullBytes(message) { m, n in
             EVP_DigestVerify(md, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count, m, n) == 1
         }
     }
+}
 
-    /// A non-null pointer even for an empty message (both libraries hash from it).
-    private static func withBytes<R>(_ message: UnsafeRawBufferPointer, _ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
-        if let m = message.baseAddress, message.count > 0 { return body(m.assumingMemoryBound(to: UInt8.self), message.count) }
-        return withUnsafePointer(to: UInt8(0)) { body($0, 0) }
-    }
+/// A message's bytes behind a non-null pointer even when it is empty (both libraries hash
+/// from the pointer; an empty Array's may be nil).
+func withNonNullBytes<R>(_ message: UnsafeRawBufferPointer, _ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
+    if let m = message.baseAddress, message.count > 0 { return body(m.assumingMemoryBound(to: UInt8.self), message.count) }
+    return withUnsafePointer(to: UInt8(0)) { body($0, 0) }
 }
 
 /// libsodium is initialised once per process before its first use (its rule for every call).
