@@ -191,7 +191,7 @@ bound() {  # bound LABEL → sets BOUND (bundles/s), VERIFY_US (µs of CPU per v
          "(libsodium bound $(python3 -c "print(f'{1e6 / $SODIUM_US * $(nproc):.0f}')") bundles/s)"
 }
 
-# Two ratios. Wall: bundles/s over the bound (mean of before and after) — what a dedicated
+# The ratios. Wall: bundles/s over the bound (mean of before and after) — what a dedicated
 # machine shows; on a shared one the collector's share of the cores moves it. CPU: the five
 # verifications' CPU time over the collector's CPU time per bundle — what the collector spends
 # beside the signatures, whatever else runs. CPU, these bundles: the same with the bundles' own
@@ -213,12 +213,14 @@ print(f'  ratio to libsodium\'s bound: wall {r / (1e6 / sodium * cores):.3f}; CP
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(openssl version)"
 
-serve() {  # serve DB → sets PORT
+serve() {  # serve DB → sets PORT and COLLECTOR (the collector's pid: under PERF_CMD, perf's child)
     ${PERF_CMD:-} "$WAIHOST" audit serve --db "$1" --key "$WORK/owner.key" --port 0 --max-connections 1024 >"$WORK/serve.out" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 3000); do
         PORT=$(sed -n 's/^{"port":\([0-9]*\).*/\1/p' "$WORK/serve.out" | head -1)
-        [ -n "$PORT" ] && return 0
+        COLLECTOR=${PIDS[-1]}
+        [ -n "${PERF_CMD:-}" ] && COLLECTOR=$(pgrep -P "${PIDS[-1]}" | head -1 || true)
+        [ -n "$PORT" ] && [ -n "$COLLECTOR" ] && return 0
         sleep 0.01
     done
     echo "collector did not start: $(cat "$WORK/serve.out")" >&2
@@ -250,7 +252,7 @@ for db in $DBS; do
     *) echo "unknown store $db" >&2; exit 2 ;;
     esac
     # The collector's own CPU time for the run (utime + stime): how much of the 2 s per s it used.
-    CPU_S=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/${PIDS[-1]}/stat")
+    CPU_S=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$COLLECTOR/stat")
     echo "  collector CPU: $CPU_S s"
     kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
     bound after
