@@ -114,7 +114,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], path: "Tests/TestSupportTests"),
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities",
-                                                        "BackendABI", "TestSupport"],
+                                                        "BackendABI", "BackendDescriptor", "TestSupport"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "WaiSupportTests", dependencies: ["WaiSupport"], path: "Tests/WaiSupportTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TestSupport"], path: "Tests/RelayTests"),

@@ -40,3 +40,14 @@ package func reporting(_ err: UnsafeMutablePointer<CChar>?, _ capacity: Int, bac
         return WAI_ERR_INTERNAL
     }
 }
+
+/// Runs one call into a backend's C runtime with a message buffer of `messageCapacity` bytes;
+/// a non-zero status becomes a BackendFailure with the runtime's message after `what`.
+package func callRuntime(_ what: String, messageCapacity: Int, _ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
+    var buffer = [CChar](repeating: 0, count: max(1, messageCapacity))
+    let status = buffer.withUnsafeMutableBufferPointer { b in b.baseAddress.map { body($0, b.count) } ?? 0 }
+    guard status == 0 else {
+        let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw BackendFailure(status: wai_status(UInt32(bitPattern: status)), message: "\(what): \(message)")
+    }
+}

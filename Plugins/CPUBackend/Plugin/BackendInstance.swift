@@ -62,28 +62,8 @@ final class CPUBackendInstance {
         return n
     }
 
-    /// docs/backend-abi.md §2.3: the caller sized the struct; write only members inside it.
     func fillUnitInfo(unit: UInt32, _ out: UnsafeMutablePointer<wai_unit_info>) throws {
         let path = try path(ofUnit: unit, in: "unit_info")
-        let size = out.pointee.struct_size
-        // The frozen 1.0 size, not this build's sizeof: a 1.0 host's struct is enough, and a
-        // member a later minor appends is written only when `size` covers it.
-        let needed = ABISize.unitInfo
-        guard size >= needed else {
-            throw BackendFailure.invalid("unit_info: struct_size \(size) is smaller than the \(needed) bytes of ABI 1.0")
-        }
-        out.pointee.kind = WAI_UNIT_CPU.rawValue
-        Self.copy(device, into: &out.pointee.device)
-        Self.copy(driver(of: path), into: &out.pointee.driver)
-        out.pointee.narrow_storage = 1
-    }
-
-    /// Copies a string into a fixed C char array, truncated and NUL-terminated.
-    private static func copy<T>(_ text: String, into field: inout T) {
-        withUnsafeMutableBytes(of: &field) { raw in
-            let bytes = Array(text.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        try writeUnitInfo(out, kind: WAI_UNIT_CPU, device: device.utf8, driver: driver(of: path).utf8, narrowStorage: true)
     }
 }

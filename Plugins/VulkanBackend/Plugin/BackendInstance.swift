@@ -36,38 +36,17 @@ final class VulkanBackendInstance {
         return VulkanBackendInstance(context: context, units: units)
     }
 
-    /// docs/backend-abi.md §2.3: the caller sized the struct; write only members inside it.
     func fillUnitInfo(unit: UInt32, _ out: UnsafeMutablePointer<wai_unit_info>) throws {
         guard Int(unit) < units.count else {
             throw BackendFailure.invalid("unit_info: unit \(unit) does not exist (the vulkan backend has \(units.count) units)")
         }
-        let size = out.pointee.struct_size
-        // The frozen 1.0 size, not this build's sizeof: a 1.0 host's struct is enough, and a
-        // member a later minor appends is written only when `size` covers it.
-        let needed = ABISize.unitInfo
-        guard size >= needed else {
-            throw BackendFailure.invalid("unit_info: struct_size \(size) is smaller than the \(needed) bytes of ABI 1.0")
-        }
-        var u = units[Int(unit)]
-        out.pointee.kind = u.kind
-        withUnsafeMutableBytes(of: &out.pointee.device) { dst in
-            withUnsafeBytes(of: &u.device) { dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(dst.count))) }
-            dst[dst.count - 1] = 0
-        }
-        withUnsafeMutableBytes(of: &out.pointee.driver) { dst in
-            withUnsafeBytes(of: &u.driver) { dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(dst.count))) }
-            dst[dst.count - 1] = 0
-        }
-        out.pointee.narrow_storage = u.narrow
+        let u = units[Int(unit)]
+        try writeUnitInfo(out, kind: wai_unit_kind(u.kind), device: nameBytes(of: u.device), driver: nameBytes(of: u.driver),
+                          narrowStorage: u.narrow != 0)
     }
 }
 
-/// Runs one runtime call with a message buffer; a non-zero status becomes a BackendFailure.
+/// A runtime call (docs/backend-abi.md §4 for how its failure reaches the host).
 func call(_ what: String, _ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
-    var buffer = [CChar](repeating: 0, count: 512)
-    let status = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
-    guard status == 0 else {
-        let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw BackendFailure(status: wai_status(UInt32(status)), message: "\(what): \(message)")
-    }
+    try callRuntime(what, messageCapacity: 512, body)
 }
