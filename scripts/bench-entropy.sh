@@ -25,7 +25,7 @@ for m in EntropyKernels RegionKernels; do
 done
 if ! swiftc -O -wmo -parse-as-library -module-name WaiHost -package-name WaiHost -I "$out/modules/EntropyKernels" \
      -I "$out/modules/RegionKernels" "$out"/*.o Sources/WaiEntropy/Entropy/*.swift \
-     Sources/WaiCore/Support/Parallel.swift Sources/WaiSupport/*.swift Sources/WaiCore/Support/SplitMix64.swift \
+     Sources/WaiSupport/*.swift Sources/WaiCore/Support/SplitMix64.swift \
      Sources/WaiCapabilities/IntHyper/DiscreteGaussian.swift Sources/WaiCapabilities/IntHyper/DeterministicMath.swift \
      Sources/WaiCapabilities/IntHyper/{EntropyModel,JSONFile,ModelSetError}.swift Tests/Bench/entropy/EntropyBench.swift \
      -o "$out/entropy-bench" >"$out/build.log" 2>&1; then
