@@ -8,25 +8,37 @@
 fuzz_scratch=.build/fuzz-spm
 fuzz_products="$fuzz_scratch/release"
 
-# Builds (or brings up to date) every layer up to WaiCapabilities, instrumented.
+# Builds (or brings up to date) every layer up to WaiCapabilities, instrumented, and the
+# targets named (e.g. Audit, which brings the relay), each with what it depends on.
 fuzz_build_layers() {
+  local target
   mkdir -p "$fuzz_scratch"
-  if ! swift build -c release --scratch-path "$fuzz_scratch" --target WaiCapabilities \
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xcc -fsanitize=fuzzer-no-link,address \
-       >"$fuzz_scratch/build.log" 2>&1; then
-    tail -n 60 "$fuzz_scratch/build.log" >&2
-    echo "fuzz: building the instrumented layers failed (log: $fuzz_scratch/build.log)" >&2
-    return 1
-  fi
+  for target in WaiCapabilities "$@"; do
+    if ! swift build -c release --scratch-path "$fuzz_scratch" --target "$target" \
+         -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xcc -fsanitize=fuzzer-no-link,address \
+         >"$fuzz_scratch/build.log" 2>&1; then
+      tail -n 60 "$fuzz_scratch/build.log" >&2
+      echo "fuzz: building the instrumented layers ($target) failed (log: $fuzz_scratch/build.log)" >&2
+      return 1
+    fi
+  done
 }
 
 # The objects and C module maps of the targets that build produced (build tools excluded).
+# A Swift target's objects are those of the sources it has now (its `sources` list): the
+# object of a source file since removed stays in the scratch folder and must not be linked.
 fuzz_link_inputs() {
-  local d
+  local d f
   for d in "$fuzz_products"/*.build; do
     case "$d" in *-tool.build) continue ;; esac
     compgen -G "$d/*.o" >/dev/null || continue
-    ls "$d"/*.o
+    if [ -f "$d/sources" ]; then
+      while IFS= read -r f; do
+        [ -f "$d/$(basename "$f").o" ] && echo "$d/$(basename "$f").o"
+      done < "$d/sources"
+    else
+      ls "$d"/*.o
+    fi
     [ -f "$d/module.modulemap" ] && echo "-Xcc" && echo "-fmodule-map-file=$d/module.modulemap"
   done
 }
@@ -39,8 +51,12 @@ fuzz_link() {
   [ "$kind" = generator ] && sanitize=address
   local inputs
   mapfile -t inputs < <(fuzz_link_inputs)
+  # Every system library a layer may use: the relay's and the audit's objects are among the
+  # inputs once a harness script has built them (fuzz_build_layers Audit).
   if ! swiftc -sanitize="$sanitize" -parse-as-library -O -use-ld=lld -I "$fuzz_products/Modules" \
-       -I Sources/COpenSSL -I Sources/CSodium -I Sources/CPNG "$@" "${inputs[@]}" -lcrypto -lsodium -lpng -o "$output" \
+       -I Sources/COpenSSL -I Sources/CSodium -I Sources/CPNG -I Sources/CCurl -I Sources/CMicroHTTPD \
+       -I Sources/CSQLite -I Sources/CPostgres -Xcc -I/usr/include/postgresql "$@" "${inputs[@]}" \
+       -lcrypto -lsodium -lpng -lcurl -lmicrohttpd -lsqlite3 -lpq -o "$output" \
        >"$output.build.log" 2>&1; then
     cat "$output.build.log" >&2
     echo "fuzz: linking $output failed" >&2

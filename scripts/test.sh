@@ -101,7 +101,7 @@ done
 # once (scripts/fuzz-lib.sh), every harness linked against them and run a few seconds from
 # its seed corpus. This keeps the harnesses building as the library changes; long fuzzing
 # runs are the scripts' own (e.g. scripts/fuzz-payload.sh 600).
-for fuzz in fuzz fuzz-entropy fuzz-payload fuzz-video; do
+for fuzz in fuzz fuzz-entropy fuzz-payload fuzz-video fuzz-relay; do
   echo "== fuzz smoke: scripts/$fuzz.sh" >&2
   if scripts/$fuzz.sh "${WAIHOST_FUZZ_SECONDS:-5}" > "$results/$fuzz.log" 2>&1; then
     cat "$results/$fuzz.log" >&2

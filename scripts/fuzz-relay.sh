@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Fuzzes what the relay and the audit read from the network with libFuzzer, one target after
+# the other on one core: playlist (the HLS parser and the URI rewrite, docs/relay.md), receipt
+# (receipt lines, the verifier and the revision rules, docs/receipts.md), bundle (audit
+# bundles as `waihost audit verify` and the collector check them, docs/audit-bundle.md) and
+# cmcd (the collector's CMCD readers, docs/collector.md).
+# Usage: scripts/fuzz-relay.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, every target).
+# Harnesses: Tests/Fuzz/relay/*Fuzz.swift, linked against the instrumented library layers with
+# the relay and the audit (scripts/fuzz-lib.sh); the seed corpora are written by
+# Tests/Fuzz/relay/CorpusGenerator.swift with the fixed keys of RelayFuzzKeys.swift. A crash
+# leaves its input in .build/fuzz-relay/artifacts/ and makes this script fail; reproduce with
+# .build/fuzz-relay/TARGET-fuzz ARTIFACT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+seconds="${1:-60}"
+if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
+  echo "usage: scripts/fuzz-relay.sh [SECONDS_PER_TARGET] [playlist|receipt|bundle|cmcd ...]" >&2
+  exit 2
+fi
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(playlist receipt bundle cmcd)
+for t in "${targets[@]}"; do
+  case "$t" in
+    playlist|receipt|bundle|cmcd) ;;
+    *) echo "unknown fuzz target '$t' (playlist, receipt, bundle, cmcd)" >&2; exit 2 ;;
+  esac
+done
+
+out=.build/fuzz-relay
+mkdir -p "$out/artifacts"
+
+. scripts/fuzz-lib.sh
+fuzz_build_layers Audit || exit 1
+fuzz_link generator "$out/relay-corpus" Tests/Fuzz/relay/CorpusGenerator.swift Tests/Fuzz/relay/RelayFuzzKeys.swift || exit 1
+rm -rf "$out/seeds"
+ASAN_OPTIONS=detect_leaks=0 "$out/relay-corpus" "$out/seeds" || { echo "fuzz-relay: the corpus generator failed" >&2; exit 1; }
+
+status=0
+for target in "${targets[@]}"; do
+  name="$(tr '[:lower:]' '[:upper:]' <<< "${target:0:1}")${target:1}"
+  [ "$target" = cmcd ] && name=CMCD
+  binary="$out/$target-fuzz"
+  fuzz_link harness "$binary" "Tests/Fuzz/relay/${name}Fuzz.swift" Tests/Fuzz/relay/RelayFuzzKeys.swift \
+    Tests/Fuzz/Shared/FuzzInput.swift || { status=1; continue; }
+  corpus="$out/corpus-$target"
+  mkdir -p "$corpus"
+  cp "$out/seeds/$target"/* "$corpus/"
+  log="$out/$target.log"
+  # -detect_leaks=0: the keys and verifiers the harnesses keep for the whole run are reported
+  # as leaked at exit; nothing per input is kept.
+  if ASAN_OPTIONS=detect_leaks=0 "$binary" "$corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+       -timeout=10 -detect_leaks=0 -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
+    echo "$target: $(fuzz_runs "$log") executions in ${seconds}s, no crash (corpus: $corpus)"
+  else
+    echo "$target: FAILED, see $log and $out/artifacts/" >&2
+    tail -n 40 "$log" >&2
+    status=1
+  fi
+done
+exit $status
