@@ -22,12 +22,16 @@ fi
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(playlist receipt bundle cmcd)
-for t in "${targets[@]}"; do
-  case "$t" in
-    playlist|receipt|bundle|cmcd) ;;
-    *) echo "unknown fuzz target '$t' (playlist, receipt, bundle, cmcd)" >&2; exit 2 ;;
+harness_of() {
+  case "$1" in
+    playlist) echo Tests/Fuzz/relay/PlaylistFuzz.swift ;;
+    receipt)  echo Tests/Fuzz/relay/ReceiptFuzz.swift ;;
+    bundle)   echo Tests/Fuzz/relay/BundleFuzz.swift ;;
+    cmcd)     echo Tests/Fuzz/relay/CMCDFuzz.swift ;;
+    *) echo "unknown fuzz target '$1' (playlist, receipt, bundle, cmcd)" >&2; return 1 ;;
   esac
-done
+}
+for t in "${targets[@]}"; do harness_of "$t" >/dev/null || exit 2; done
 
 out=.build/fuzz-relay
 mkdir -p "$out/artifacts"
@@ -40,10 +44,8 @@ ASAN_OPTIONS=detect_leaks=0 "$out/relay-corpus" "$out/seeds" || { echo "fuzz-rel
 
 status=0
 for target in "${targets[@]}"; do
-  name="$(tr '[:lower:]' '[:upper:]' <<< "${target:0:1}")${target:1}"
-  [ "$target" = cmcd ] && name=CMCD
   binary="$out/$target-fuzz"
-  fuzz_link harness "$binary" "Tests/Fuzz/relay/${name}Fuzz.swift" Tests/Fuzz/relay/RelayFuzzKeys.swift \
+  fuzz_link harness "$binary" "$(harness_of "$target")" Tests/Fuzz/relay/RelayFuzzKeys.swift \
     Tests/Fuzz/Shared/FuzzInput.swift || { status=1; continue; }
   corpus="$out/corpus-$target"
   mkdir -p "$corpus"
@@ -51,7 +53,7 @@ for target in "${targets[@]}"; do
   log="$out/$target.log"
   # -detect_leaks=0: the keys and verifiers the harnesses keep for the whole run are reported
   # as leaked at exit; nothing per input is kept.
-  if ASAN_OPTIONS=detect_leaks=0 "$binary" "$corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+  if ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$binary" "$corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
        -timeout=10 -detect_leaks=0 -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
     echo "$target: $(fuzz_runs "$log") executions in ${seconds}s, no crash (corpus: $corpus)"
   else
