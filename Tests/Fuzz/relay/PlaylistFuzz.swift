@@ -6,9 +6,15 @@
 //  - an accepted playlist serializes to exactly the input bytes (Playlist.serialized());
 //  - rewriting every URI to a local one (one per distinct URI, as the relay's URL table does)
 //    succeeds and keeps every reference, in order, of the same kind, line, byte range and
-//    sequence number, each now carrying its replacement.
+//    sequence number, each now carrying its replacement;
+//  - a media playlist (up to 64 segments) released to the audit recorder, with every segment
+//    then received, makes a bundle that verifies: whatever ad markers an origin writes, the
+//    evidence the relay signs about them is evidence the collector accepts.
 
+import Foundation
+@testable import WaiCrypto
 @testable import Relay
+@testable import Audit
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func playlistFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -50,5 +56,28 @@ public func playlistFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
             fatalError("reference \(i) changed beyond its URI: \(a) → \(b)")
         }
     }
+    if playlist.kind == .media, playlist.segments.count <= 64 { recordAndVerify(playlist, bytes) }
     return 0
+}
+
+private func recordAndVerify(_ playlist: Playlist, _ bytes: [UInt8]) {
+    let origin = "http://origin.example/live/index.m3u8"
+    guard let base = URL(string: origin) else { return }
+    do {
+        let recorder = try AuditRecorder(installationKey: RelayFuzzKeys.installation, owner: RelayFuzzKeys.owner.publicKey,
+                                         cmcdIntervalSeconds: nil)
+        let released = ObjectEvent(localPath: "/r/0/index.m3u8", originURL: origin, effectiveURL: nil, kind: .playlist,
+                                   sha256: SHA256.hex(bytes), size: bytes.count, outcome: .verified, time: 1_764_000_000)
+        recorder.received(released)
+        recorder.playlistReleased(released, body: bytes)
+        for (i, segment) in playlist.segments.enumerated() {
+            guard let url = URIResolution.resolve(segment.uri, against: base) else { continue }
+            recorder.received(ObjectEvent(localPath: "/r/\(i + 1)/s", originURL: url.absoluteString, effectiveURL: nil, kind: .object,
+                                          sha256: SHA256.hex([UInt8(truncatingIfNeeded: i)]), size: 100, outcome: .verified,
+                                          time: 1_764_000_001 + Double(i)))
+        }
+        _ = try AuditBundle.verify(try recorder.finish())
+    } catch {
+        fatalError("the recorder's bundle for this playlist does not verify: \(error)")
+    }
 }
