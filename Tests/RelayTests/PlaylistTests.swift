@@ -194,6 +194,36 @@ final class PlaylistTests: XCTestCase {
         }
     }
 
+    /// Sequence numbers and byte ranges are the origin's 64-bit numbers: a sum past 2^64 − 1
+    /// is refused naming its line (a fuzzed playlist with a part range ending there trapped
+    /// the relay and the sealer), and the largest sums that fit are accepted.
+    func testSumsPastSixtyFourBitsAreRefusedNotTrapped() throws {
+        let max = UInt64.max
+        func err(_ body: String) -> PlaylistError? {
+            do { _ = try Playlist.parse(Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n\(body)".utf8)); return nil } catch { return error }
+        }
+        let cases: [(String, Int, String)] = [
+            ("#EXT-X-PART:DURATION=0.5,URI=\"p.mp4\",BYTERANGE=\"2@\(max)\"\n", 3, "EXT-X-PART byte range end"),
+            ("#EXT-X-BYTERANGE:2@\(max - 1)\n#EXTINF:2,\na.ts\n", 3, "byte range end"),
+            ("#EXT-X-MAP:URI=\"i.mp4\",BYTERANGE=\"\(max)@1\"\n#EXTINF:2,\na.ts\n", 3, "EXT-X-MAP byte range end"),
+            ("#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"h.mp4\",BYTERANGE-START=\(max),BYTERANGE-LENGTH=1\n", 3, "EXT-X-PRELOAD-HINT byte range end"),
+            ("#EXT-X-MEDIA-SEQUENCE:\(max)\n#EXTINF:2,\na.ts\n#EXTINF:2,\nb.ts\n", 7, "media sequence number"),
+            ("#EXT-X-MEDIA-SEQUENCE:\(max)\n#EXTINF:2,\na.ts\n", 0, "media sequence number after the last segment"),
+            ("#EXT-X-MEDIA-SEQUENCE:\(max)\n#EXT-X-PART:DURATION=0.5,URI=\"p.mp4\"\n#EXTINF:2,\na.ts\n#EXT-X-PART:DURATION=0.5,URI=\"q.mp4\"\n", 7, "media sequence number"),
+            ("#EXT-X-DISCONTINUITY-SEQUENCE:\(max)\n#EXT-X-DISCONTINUITY\n#EXTINF:2,\na.ts\n", 6, "discontinuity sequence number"),
+        ]
+        for (body, line, what) in cases {
+            let e = try XCTUnwrap(err(body), body)
+            XCTAssertEqual(e.line, line, body)
+            XCTAssertTrue(e.reason.hasPrefix(what + " ") && e.reason.hasSuffix("exceeds 2^64 − 1"), e.description)
+        }
+        // The largest that fit.
+        XCTAssertNil(err("#EXT-X-MEDIA-SEQUENCE:\(max - 1)\n#EXTINF:2,\na.ts\n"))
+        XCTAssertNil(err("#EXT-X-BYTERANGE:1@\(max - 1)\n#EXTINF:2,\na.ts\n"))
+        XCTAssertNil(err("#EXT-X-DISCONTINUITY-SEQUENCE:\(max - 1)\n#EXT-X-DISCONTINUITY\n#EXTINF:2,\na.ts\n"))
+        XCTAssertNil(err("#EXT-X-PART:DURATION=0.5,URI=\"p.mp4\",BYTERANGE=\"1@\(max - 1)\"\n"))
+    }
+
     /// RFC 3986 §5.4, every normal and abnormal example.
     func testRFC3986Resolution() throws {
         let base = try XCTUnwrap(URL(string: "http://a/b/c/d;p?q"))

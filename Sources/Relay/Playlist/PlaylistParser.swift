@@ -131,7 +131,8 @@ struct PlaylistParser {
                 if text.hasPrefix("#") { continue }
                 // A URI line: the segment the preceding EXTINF announced.
                 guard let inf = extinf else { throw PlaylistError(line: l.number, "URI line without a preceding EXTINF") }
-                let sequence = mediaSequence + UInt64(segments.count)
+                // Every number below is the origin's: a sum past 2^64 − 1 is a refusal, not a trap.
+                let sequence = try Self.sum(mediaSequence, UInt64(segments.count), l.number, "media sequence number")
                 var range: ByteRange?
                 if let br = byteRange {
                     let offset: UInt64
@@ -142,14 +143,14 @@ struct PlaylistParser {
                     } else {
                         throw PlaylistError(line: br.line, "EXT-X-BYTERANGE without an offset, but the previous segment is not a sub-range of the same URI")
                     }
-                    let (end, overflow) = offset.addingReportingOverflow(br.length)
-                    if overflow { throw PlaylistError(line: br.line, "byte range end overflows") }
+                    let end = try Self.sum(offset, br.length, br.line, "byte range end")
                     range = ByteRange(offset: offset, length: br.length)
                     lastSegmentRange = (text, end)
                 } else {
                     lastSegmentRange = nil
                 }
                 if discontinuity { dsn += 1 }
+                let segmentDiscontinuitySequence = try Self.sum(discontinuitySequence, dsn, l.number, "discontinuity sequence number")
                 for idx in waitingForSegment {
                     let r = refs[idx]
                     refs[idx] = URIReference(kind: r.kind, uri: r.uri, line: r.line, byteRange: r.byteRange, sequence: sequence, valueRange: r.valueRange)
@@ -157,7 +158,7 @@ struct PlaylistParser {
                 waitingForSegment = []
                 refs.append(URIReference(kind: .segment, uri: text, line: l.number, byteRange: range, sequence: sequence, valueRange: nil))
                 segments.append(MediaSegment(
-                    sequence: sequence, discontinuitySequence: discontinuitySequence + dsn, uri: text, uriLine: l.number,
+                    sequence: sequence, discontinuitySequence: segmentDiscontinuitySequence, uri: text, uriLine: l.number,
                     extinf: inf.text, byteRange: range, discontinuity: discontinuity, gap: gap,
                     programDateTime: programDateTime, mapURI: map?.uri, mapRange: map?.range,
                     keys: keys.map(\.text), bitrate: bitrate))
@@ -199,6 +200,7 @@ struct PlaylistParser {
                 if let a = attrs.first(where: { $0.name == "BYTERANGE" }) {
                     guard a.quoted, let br = parseRange(a.value) else { throw PlaylistError(line: l.number, "EXT-X-MAP BYTERANGE must be a quoted '<n>[@<o>]'") }
                     // RFC 8216 gives no predecessor for a map's range: a missing offset means 0.
+                    _ = try Self.sum(br.offset ?? 0, br.length, l.number, "EXT-X-MAP byte range end")
                     range = ByteRange(offset: br.offset ?? 0, length: br.length)
                 }
                 guard let r = try uriAttribute(l, name, attr: "URI", kind: .map, required: true, range: range, sequence: nil) else { break }
@@ -232,11 +234,11 @@ struct PlaylistParser {
                         throw PlaylistError(line: l.number, "EXT-X-PART BYTERANGE without an offset, but the previous part is not a sub-range of the same URI")
                     }
                     range = ByteRange(offset: offset, length: br.length)
-                    lastPartRange = (uri.value, offset + br.length)
+                    lastPartRange = (uri.value, try Self.sum(offset, br.length, l.number, "EXT-X-PART byte range end"))
                 } else {
                     lastPartRange = nil
                 }
-                let seq = mediaSequence + UInt64(segments.count)
+                let seq = try Self.sum(mediaSequence, UInt64(segments.count), l.number, "media sequence number")
                 if let r = try uriAttribute(l, name, attr: "URI", kind: .part, required: true, range: range, sequence: seq) { refs.append(r) }
             case "EXT-X-PRELOAD-HINT":
                 let attrs = try attributes(l, name)
@@ -246,6 +248,7 @@ struct PlaylistParser {
                     var length: UInt64?
                     if let len = attrs.first(where: { $0.name == "BYTERANGE-LENGTH" }) {
                         guard !len.quoted, let v = UInt64(len.value) else { throw PlaylistError(line: l.number, "EXT-X-PRELOAD-HINT BYTERANGE-LENGTH must be a decimal integer") }
+                        _ = try Self.sum(start, v, l.number, "EXT-X-PRELOAD-HINT byte range end")
                         length = v
                     }
                     range = ByteRange(offset: start, length: length)
@@ -260,6 +263,9 @@ struct PlaylistParser {
         if let inf = extinf { throw PlaylistError(line: inf.line, "EXTINF has no URI line after it") }
         if let br = byteRange { throw PlaylistError(line: br.line, "EXT-X-BYTERANGE has no segment after it") }
         guard let td = targetDuration else { throw PlaylistError(line: 0, "media playlist without EXT-X-TARGETDURATION") }
+        // The sequence number after the last segment is where a next revision continues
+        // (RevisionRules): it must exist too.
+        _ = try Self.sum(mediaSequence, UInt64(segments.count), 0, "media sequence number after the last segment")
         let info = MediaPlaylistInfo(
             targetDuration: td, mediaSequence: mediaSequence, discontinuitySequence: discontinuitySequence,
             endList: endList, playlistType: playlistType, iFramesOnly: iFramesOnly, hasSkip: hasSkip, segments: segments)
@@ -267,6 +273,13 @@ struct PlaylistParser {
     }
 
     // MARK: helpers
+
+    /// a + b, or the refusal naming `what` when the sum does not fit 64 bits.
+    private static func sum(_ a: UInt64, _ b: UInt64, _ line: Int, _ what: String) throws(PlaylistError) -> UInt64 {
+        let (s, overflow) = a.addingReportingOverflow(b)
+        if overflow { throw PlaylistError(line: line, "\(what) \(a) + \(b) exceeds 2^64 − 1") }
+        return s
+    }
 
     /// The text after "#NAME:", or nil when the tag has no ':'.
     private func tagValue(_ text: String, _ name: String) -> String? {

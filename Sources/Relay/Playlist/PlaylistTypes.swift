@@ -28,7 +28,8 @@ public struct ByteRange: Hashable, Sendable, CustomStringConvertible {
         self.length = length
     }
 
-    /// Exclusive end; nil when open-ended.
+    /// Exclusive end; nil when open-ended. Every range of a parsed playlist ends within
+    /// 2^64 − 1: the parser refuses one that would not.
     public var end: UInt64? { length.map { offset + $0 } }
 
     public var description: String { length.map { "\($0)@\(offset)" } ?? "\(offset)-" }
