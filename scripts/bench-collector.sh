@@ -218,9 +218,12 @@ serve() {  # serve DB → sets PORT and COLLECTOR (the collector's pid: under PE
     PIDS+=($!)
     for _ in $(seq 1 3000); do
         PORT=$(sed -n 's/^{"port":\([0-9]*\).*/\1/p' "$WORK/serve.out" | head -1)
-        COLLECTOR=${PIDS[-1]}
-        [ -n "${PERF_CMD:-}" ] && COLLECTOR=$(pgrep -P "${PIDS[-1]}" | head -1 || true)
-        [ -n "$PORT" ] && [ -n "$COLLECTOR" ] && return 0
+        if [ -n "$PORT" ]; then
+            # Looked up once the collector listens (perf has started it by then).
+            COLLECTOR=${PIDS[-1]}
+            [ -n "${PERF_CMD:-}" ] && COLLECTOR=$(pgrep -P "${PIDS[-1]}" | head -1 || true)
+            [ -n "$COLLECTOR" ] && return 0
+        fi
         sleep 0.01
     done
     echo "collector did not start: $(cat "$WORK/serve.out")" >&2

@@ -63,6 +63,7 @@ run() {  # NAME COMMAND...
   local name=$1; shift
   echo "bench-limits: $name: $*" >&2
   printf '%s\n' "$*" > "$logs/$name.cmd"
+  rm -f "$logs/$name.status"   # a folder given again with --logs keeps no earlier verdict
   "$@" > "$logs/$name.out" 2>&1
   local rc=$?
   if [ $rc -ne 0 ]; then

@@ -33,7 +33,7 @@ log="$out/payload.log"
 if ASAN_OPTIONS=detect_leaks=0 "$out/payload-fuzz" "$out/corpus" -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
      -detect_leaks=0 \
      -artifact_prefix="$out/artifacts/payload-" -print_final_stats=1 >"$log" 2>&1; then
-  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
+  runs=$(fuzz_runs "$log")
   echo "payload: $runs executions in ${seconds}s, no crash (corpus: $out/corpus)"
 else
   echo "payload: FAILED, see $log and $out/artifacts/" >&2

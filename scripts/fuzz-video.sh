@@ -52,7 +52,7 @@ for target in "${targets[@]}"; do
   if ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$binary" "$out/corpus/$target" -max_total_time="$seconds" \
        -max_len=16384 -rss_limit_mb=2048 -timeout=10 -detect_leaks=0 \
        -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
-    runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
+    runs=$(fuzz_runs "$log")
     echo "$target: $runs executions in ${seconds}s, no crash (corpus: $out/corpus/$target)"
   else
     echo "$target: FAILED, see $log and $out/artifacts/" >&2

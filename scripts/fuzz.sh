@@ -29,7 +29,7 @@ log="$out/model.log"
 # Swift's own backtracer would run on every crash libFuzzer already reports; skip it.
 if SWIFT_BACKTRACE=enable=no "$out/model-fuzz" "$out/corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
      -artifact_prefix="$out/artifacts/model-" -print_final_stats=1 >"$log" 2>&1; then
-  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo "?")
+  runs=$(fuzz_runs "$log")
   echo "model: $runs executions in ${seconds}s, no crash (corpus: $out/corpus)"
 else
   echo "model: FAILED, see $log and $out/artifacts/" >&2
