@@ -42,6 +42,8 @@ final class Ed25519AgreementTests: XCTestCase {
                 let ours = Ed25519Verification.verify(signature: s, message: m, key: key)
                 XCTAssertEqual(ours, openssl, "\(what): the answer is not OpenSSL's", file: file, line: line)
                 XCTAssertFalse(sodium && !openssl, "\(what): libsodium accepted what OpenSSL refuses", file: file, line: line)
+                XCTAssertFalse(!sodium && openssl && !Ed25519Verification.refusalNeedsOpenSSL(signature: s, key: key),
+                               "\(what): libsodium's refusal was taken as final, but OpenSSL accepts", file: file, line: line)
                 return openssl && !sodium ? .opensslOnly : .both(openssl)
             }
         }
@@ -130,6 +132,53 @@ final class Ed25519AgreementTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(found, 0, "some message gives an R of order above 1")
+    }
+
+    /// Which of libsodium's refusals are asked of OpenSSL again: exactly those where R or A spells
+    /// a point of small order (all eight multiples of T, either sign bit, and the non-canonical
+    /// spellings p and p + 1 of y = 0 and 1) or A is not canonical (each y from p to 2^255 − 1).
+    /// Damage an honest signer's signature, key or message otherwise, and the refusal is final.
+    func testOnlyRefusalsWithSmallOrderOrNonCanonicalPointsAskOpenSSL() throws {
+        func asks(_ sig: [UInt8], _ key: [UInt8]) -> Bool {
+            sig.withUnsafeBytes { Ed25519Verification.refusalNeedsOpenSSL(signature: $0, key: key) }
+        }
+        let signer = try Ed25519PrivateKey.generate()
+        let key = signer.publicKey.bytes
+        let sig = try signer.sign(Array("honest".utf8))
+        let s = Array(sig[32...])
+        var smallOrder = [Self.identity]
+        for _ in 1..<8 {
+            var next = [UInt8](repeating: 0, count: 32)
+            XCTAssertEqual(crypto_core_ed25519_add(&next, smallOrder.last!, Self.order8), 0)
+            smallOrder.append(next)
+        }
+        let ff = [UInt8](repeating: 0xff, count: 30)
+        smallOrder += [[0xed] + ff + [0x7f], Self.identityNonCanonical]
+        for point in smallOrder {
+            for sign in [0, 0x80] as [UInt8] {
+                var p = point
+                p[31] = p[31] & 0x7f | sign
+                XCTAssertTrue(asks(p + s, key), "R = \(Hex.encode(p))")
+                XCTAssertTrue(asks(sig, p), "A = \(Hex.encode(p))")
+            }
+        }
+        for low in 0xed...0xff {
+            for sign in [0, 0x80] as [UInt8] {
+                XCTAssertTrue(asks(sig, [UInt8(low)] + ff + [0x7f | sign]), "non-canonical A, low byte \(low)")
+            }
+        }
+        XCTAssertFalse(asks(sig, key), "an honest signature and key")
+        XCTAssertFalse(asks(Array(sig[..<32]) + Self.order, key), "S = L")
+        XCTAssertFalse(asks([UInt8](repeating: 0x5a, count: 64), key), "R that is no point")
+        // Canonical keys at the edge: y = p − 2 is canonical (it may or may not be a point).
+        XCTAssertFalse(asks(sig, [0xeb] + ff + [0x7f]), "y = p − 2")
+        for bit in 0..<256 {
+            var k = key
+            k[bit / 8] ^= 1 << (bit % 8)
+            let expected = smallOrder.contains { $0[0..<31] == k[0..<31] && $0[31] == k[31] & 0x7f }
+                || (k[31] & 0x7f == 0x7f && k[1...30].allSatisfy { $0 == 0xff } && k[0] >= 0xed)
+            XCTAssertEqual(asks(sig, k), expected, "key bit \(bit) flipped")
+        }
     }
 
     /// (a, [a]B + T): a key with a small-order component.
