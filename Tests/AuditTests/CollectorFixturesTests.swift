@@ -177,10 +177,3 @@ enum StoreContract {
     }
 }
 
-final class Locked<T>: @unchecked Sendable {
-    private var v: T
-    private let lock = NSLock()
-    init(_ v: T) { self.v = v }
-    var value: T { lock.lock(); defer { lock.unlock() }; return v }
-    func update(_ f: (inout T) -> Void) { lock.lock(); f(&v); lock.unlock() }
-}

@@ -17,7 +17,7 @@ final class DeliveryConnectionTests: XCTestCase {
         func spooled() throws -> (id: String, bytes: [UInt8]) {
             let chain = try Fixture.chain()
             let bytes = chain.bundle.encoded()
-            try delivery.submit(bytes, sessionId: chain.sessionId)
+            delivery.submit(bytes, sessionId: chain.sessionId)
             return (chain.sessionId, bytes)
         }
 

@@ -22,7 +22,7 @@ final class DeliveryTests: XCTestCase {
         // A temporary file a crash left behind (unlocked, over a minute old) is removed at the
         // next start, never delivered.
         let temp = spool.directory + "/.tmp-\(a)-1-000000000000"
-        FileManager.default.createFile(atPath: temp, contents: Data([9]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: temp, contents: Data([9])))
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: temp)
         let again = try AuditSpool(root: dir.path + "/spool", owner: Fixture.owner.publicKey)
         XCTAssertEqual(Set(again.pending()), [a, b])
@@ -43,7 +43,7 @@ final class DeliveryTests: XCTestCase {
         // First run: spooled, never started (the process "died" before posting).
         let first = AuditDelivery(collector: collector.base, owner: Fixture.owner.publicKey,
                                   spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast)
-        try first.submit(bytes, sessionId: chain.sessionId)
+        first.submit(bytes, sessionId: chain.sessionId)
         XCTAssertEqual(collector.postCount, 0)
 
         // Second run: the spool is scanned at start; three 503s, then the acknowledgement.
@@ -73,7 +73,7 @@ final class DeliveryTests: XCTestCase {
         let chain = try Fixture.chain()
         let d = AuditDelivery(collector: collector.base, owner: Fixture.owner.publicKey,
                               spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast)
-        try d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
+        d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
         XCTAssertThrowsError(try d.deliver(sessionId: chain.sessionId)) {
             XCTAssertEqual($0 as? AcknowledgementError,
                            .signature(keyID: Fixture.stranger.publicKey.hex, owner: Fixture.owner.publicKey.hex))
@@ -91,7 +91,7 @@ final class DeliveryTests: XCTestCase {
         closed.stop()
         let d = AuditDelivery(collector: "http://127.0.0.1:\(port)", owner: Fixture.owner.publicKey,
                               spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast)
-        try d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
+        d.submit(chain.bundle.encoded(), sessionId: chain.sessionId)
         XCTAssertThrowsError(try d.deliver(sessionId: chain.sessionId)) {
             guard case .transport? = $0 as? HTTPPostError else { return XCTFail("\($0)") }
         }

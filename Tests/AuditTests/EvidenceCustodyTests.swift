@@ -29,7 +29,7 @@ final class EvidenceCustodyTests: XCTestCase {
         // The spool folder stops being writable (a full or read-only file system answers the
         // same way: the temporary file cannot be written).
         try FileManager.default.removeItem(atPath: spool.directory)
-        FileManager.default.createFile(atPath: spool.directory, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: spool.directory, contents: Data()))
         let events = EventLog()
         let down = try TestCollector(failures: 2)
         let d = AuditDelivery(collector: down.base, owner: Fixture.owner.publicKey, spool: spool, backoff: fast) { events.add($0) }
@@ -49,7 +49,7 @@ final class EvidenceCustodyTests: XCTestCase {
         let dir = try TempDir()
         let spool = try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey)
         let temp = spool.directory + "/.tmp-\(AuditChain.newSessionId())-99999-0123456789ab"
-        FileManager.default.createFile(atPath: temp, contents: Data([1, 2, 3]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: temp, contents: Data([1, 2, 3])))
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: temp)
         // Another relay still writing it holds the file's lock (flock locks belong to an open
         // file description, so a descriptor of this test's own stands for the other process).

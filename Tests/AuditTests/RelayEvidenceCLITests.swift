@@ -123,7 +123,7 @@ final class RelayEvidenceCLITests: XCTestCase {
             try Self.play(url)
             // The spool stops taking files (as a full or read-only file system would).
             try FileManager.default.removeItem(atPath: s.ownerSpool)
-            FileManager.default.createFile(atPath: s.ownerSpool, contents: Data())
+            XCTAssertTrue(FileManager.default.createFile(atPath: s.ownerSpool, contents: Data()))
             pid.signal(SIGINT)
             let status = try pid.wait().status
             let out = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -124,8 +124,9 @@ final class RelayBoundsTests: XCTestCase {
     /// registration of its URIs takes the session's lock. (Before, the whole processing held
     /// it: the unrelated 404 waited 32 s.) Counted, not timed: at most 50 requests.
     func testRequestsAreAnsweredWhileALargePlaylistIsProcessed() throws {
-        var body = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n"
-        for q in 0..<12_000 { body += "#EXTINF:1.0,\nsegment-with-a-longer-name-\(q).ts\n" }
+        let body = (0..<12_000).reduce(into: "#EXTM3U\n#EXT-X-TARGETDURATION:1\n") {
+            $0 += "#EXTINF:1.0,\nsegment-with-a-longer-name-\($1).ts\n"
+        }
         let served = Signal()
         let origin = try ScriptedOrigin { req in
             if req.path == "/index.m3u8" { defer { served.fire() }; return text(body) }
@@ -136,8 +137,8 @@ final class RelayBoundsTests: XCTestCase {
         let done = StopFlag()
         let s = try RelaySession(origin: origin.url("index.m3u8"), observer: FlagObserver(done))
         defer { s.close() }
-        var status = 0
-        let player = Thread { status = (try? Curl.request(s.playerURL).status) ?? -1 }
+        let status = Locked(0)
+        let player = Thread { status.set((try? Curl.request(s.playerURL).status) ?? -1) }
         player.start()
         served.wait()
         var answeredMeanwhile = 0
@@ -145,8 +146,8 @@ final class RelayBoundsTests: XCTestCase {
             let f = try Curl.request("http://127.0.0.1:\(s.port)/elsewhere")
             if f.status == 404, !done.isSet { answeredMeanwhile += 1 }
         }
-        for _ in 0..<1500 where status == 0 { usleep(20_000) }
-        XCTAssertEqual(status, 200)
+        for _ in 0..<1500 where status.value == 0 { usleep(20_000) }
+        XCTAssertEqual(status.value, 200)
         XCTAssertGreaterThanOrEqual(answeredMeanwhile, 2, "other requests waited for the playlist's processing")
     }
 

@@ -33,7 +33,7 @@ final class RelayFetchAheadRaceTests: XCTestCase {
         guard urls.count == 2 else { return }
 
         let waiting = Signal()
-        let fresh = ReplyBox()
+        let fresh = Locked<Fetched?>(nil)
         session.waitObserver = { _, woke in
             if !woke { waiting.fire(); return }
             // The fetch ahead has settled and woken this request; a new request now finds
@@ -43,7 +43,7 @@ final class RelayFetchAheadRaceTests: XCTestCase {
         gate.close()
         XCTAssertEqual(try Curl.request(urls[0]).status, 200)
         XCTAssertTrue(gate.waitForWaiter(seconds: 20), "b.ts was not fetched ahead")
-        let waiter = ReplyBox()
+        let waiter = Locked<Fetched?>(nil)
         let done = Signal()
         let t = Thread { waiter.set(try? Curl.request(urls[1])); done.fire() }
         t.start()
@@ -51,18 +51,10 @@ final class RelayFetchAheadRaceTests: XCTestCase {
         gate.open()
         done.wait()
 
-        XCTAssertEqual(waiter.get()?.status, 502)
-        XCTAssertEqual(fresh.get()?.status, 502)
+        XCTAssertEqual(waiter.value?.status, 502)
+        XCTAssertEqual(fresh.value?.status, 502)
         let events = observer.events.filter { $0.originURL.hasSuffix("/b.ts") }
         XCTAssertEqual(events.count, 2, "two 502s, \(events.count) events: \(events)")
         XCTAssertTrue(events.allSatisfy { $0.isWithheld && $0.response?.status == 503 }, "\(events)")
     }
-}
-
-/// A reply handed from one thread to another.
-private final class ReplyBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reply: Fetched?
-    func set(_ r: Fetched?) { lock.lock(); reply = r; lock.unlock() }
-    func get() -> Fetched? { lock.lock(); defer { lock.unlock() }; return reply }
 }

@@ -87,7 +87,7 @@ final class HostConfigurationTests: XCTestCase {
         XCTAssertThrowsError(try ConfigFile.load(path: dir + "/big.conf")) { error in
             XCTAssertTrue("\(error)".contains("larger than the limit"), "\(error)")
         }
-        FileManager.default.createFile(atPath: dir + "/latin1.conf", contents: Data([0x75, 0x6e, 0x69, 0x74, 0x3d, 0xe9, 0x0a]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/latin1.conf", contents: Data([0x75, 0x6e, 0x69, 0x74, 0x3d, 0xe9, 0x0a])))
         XCTAssertThrowsError(try ConfigFile.load(path: dir + "/latin1.conf")) { error in
             XCTAssertEqual("\(error)", dir + "/latin1.conf: not UTF-8 text")
         }
@@ -179,7 +179,7 @@ final class HostConfigurationTests: XCTestCase {
         let prefix = dir + "/usr"
         let worker = prefix + "/lib/waihost/" + HostConfiguration.unitWorkerName
         try FileManager.default.createDirectory(atPath: prefix + "/lib/waihost", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: worker, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        XCTAssertTrue(FileManager.default.createFile(atPath: worker, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
         // From the library (an embedding program elsewhere) and from the installed CLI.
         XCTAssertEqual(HostConfiguration.defaultUnitWorker([:], executable: dir + "/elsewhere/app",
                                                            library: prefix + "/lib/libwaihost.so.1"), worker)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import WaiHost
 @testable import WaiCore
 @testable import WaiEntropy
@@ -26,9 +27,9 @@ final class ProbeReferencesTests: XCTestCase {
 
     func testConcurrentSessionsShareOneComputation() {
         let refs = ProbeReferences(sessions: 4)
-        let counter = LockedCounter()
+        let counter = Locked(0)
         let results = runConcurrently((0..<4).map { _ in {
-            refs.expected("case") { counter.bump(); usleep(20_000); return [TensorValue(shape: Shape(1, 1, 1), values: [1])] }
+            refs.expected("case") { counter.update { $0 += 1 }; usleep(20_000); return [TensorValue(shape: Shape(1, 1, 1), values: [1])] }
         } })
         XCTAssertEqual(counter.value, 1)
         XCTAssertEqual(Set(results.map { $0[0].values }), [[1]])
@@ -47,12 +48,5 @@ final class ProbeReferencesTests: XCTestCase {
         }, references: refs)
         XCTAssertEqual(wrong.state, .rejected)
         XCTAssertNotNil(wrong.mismatch)
-    }
-
-    private final class LockedCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var n = 0
-        func bump() { lock.lock(); n += 1; lock.unlock() }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
     }
 }

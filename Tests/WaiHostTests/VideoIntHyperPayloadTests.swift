@@ -61,11 +61,11 @@ final class VideoIntHyperPayloadTests: XCTestCase {
         XCTAssertEqual(refusal(patched(32, [0, 0, 0x10, 0])),
                        .truncated(field: "frame index", offset: 68, needed: 16 << 20, available: bytes.count - 68))
         // Index entries: frame 1's entry starts at 68 + 16.
-        guard case let .invalidIndexEntry(1, "offset", 84, _)? = refusal(patched(84, [120])) else { return XCTFail("offset") }
-        guard case let .invalidIndexEntry(1, "length", 92, _)? = refusal(patched(92, [0])) else { return XCTFail("zero length") }
-        guard case let .invalidIndexEntry(2, "length", 108, _)? = refusal(patched(108, [2])) else { return XCTFail("long") }
-        guard case let .invalidIndexEntry(0, "kind", 80, _)? = refusal(patched(80, [2])) else { return XCTFail("kind") }
-        guard case let .invalidIndexEntry(2, "reserved", 113, _)? = refusal(patched(114, [1])) else { return XCTFail("reserved") }
+        guard case .invalidIndexEntry(1, "offset", 84, _)? = refusal(patched(84, [120])) else { return XCTFail("offset") }
+        guard case .invalidIndexEntry(1, "length", 92, _)? = refusal(patched(92, [0])) else { return XCTFail("zero length") }
+        guard case .invalidIndexEntry(2, "length", 108, _)? = refusal(patched(108, [2])) else { return XCTFail("long") }
+        guard case .invalidIndexEntry(0, "kind", 80, _)? = refusal(patched(80, [2])) else { return XCTFail("kind") }
+        guard case .invalidIndexEntry(2, "reserved", 113, _)? = refusal(patched(114, [1])) else { return XCTFail("reserved") }
         XCTAssertEqual(refusal(bytes + [0]), .trailingBytes(count: 1, offset: 122))
         // Every proper prefix is refused as truncated or as an index entry past the end.
         for n in 0..<bytes.count {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import WaiHost
 @testable import WaiCore
 @testable import WaiEntropy
@@ -25,15 +26,16 @@ final class WorkerChannelTests: XCTestCase {
         }
         let expected = try cases.map { try ReferenceInterpreter.run(graph, inputs: $0) }
         let prepared = try cases.map { _ in try unit.prepare(graph) }
-        let results = ResultBox(count: cases.count)
+        let results = Locked([[Result<[TensorValue], Error>]](repeating: [], count: cases.count))
         DispatchQueue.concurrentPerform(iterations: cases.count) { k in
             for _ in 0..<5 {
-                results.record(k, Result { try prepared[k].run(cases[k]) })
+                let r = Result { try prepared[k].run(cases[k]) }
+                results.update { $0[k].append(r) }
             }
         }
         for k in cases.indices {
-            XCTAssertEqual(results.all(k).count, 5)
-            for r in results.all(k) { XCTAssertEqual(try r.get(), expected[k], "graph \(k)") }
+            XCTAssertEqual(results.value[k].count, 5)
+            for r in results.value[k] { XCTAssertEqual(try r.get(), expected[k], "graph \(k)") }
         }
         XCTAssertEqual(worker.startCount, 1, "one worker served them all")
     }
@@ -82,13 +84,5 @@ final class WorkerChannelTests: XCTestCase {
         log.waitForEnd(seconds: 30)
         XCTAssertLessThanOrEqual(log.text.utf8.count, 64 << 10)
         XCTAssertEqual(log.lastLines(1), ["the last line"])
-    }
-
-    private final class ResultBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var slots: [[Result<[TensorValue], Error>]]
-        init(count: Int) { slots = Array(repeating: [], count: count) }
-        func record(_ k: Int, _ r: Result<[TensorValue], Error>) { lock.lock(); slots[k].append(r); lock.unlock() }
-        func all(_ k: Int) -> [Result<[TensorValue], Error>] { lock.lock(); defer { lock.unlock() }; return slots[k] }
     }
 }

@@ -22,7 +22,7 @@ public final class SharedBytes: @unchecked Sendable {
     public convenience init(_ bytes: [UInt8]) {
         self.init()
         if !bytes.isEmpty, reserve(bytes.count) {
-            bytes.withUnsafeBytes { append($0) }
+            _ = bytes.withUnsafeBytes { append($0) }
         }
     }
 
