@@ -49,15 +49,6 @@ for target in "${targets[@]}"; do
   # shellcheck disable=SC2046
   fuzz_link harness "$binary" $(sources_for "$target") Tests/Fuzz/Shared/FuzzInput.swift
   seed "$target"
-  log="$out/$target.log"
-  if "$binary" "$out/corpus-$target" -max_total_time="$seconds" \
-       -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
-    runs=$(fuzz_runs "$log")
-    echo "$target: $runs executions in ${seconds}s, no crash"
-  else
-    echo "$target: FAILED, see $log and $out/artifacts/" >&2
-    tail -n 30 "$log" >&2
-    status=1
-  fi
+  fuzz_run "$target" "$binary" "$out/corpus-$target" "$seconds" "$out" || status=1
 done
 exit $status

@@ -50,16 +50,8 @@ for target in "${targets[@]}"; do
   corpus="$out/corpus-$target"
   mkdir -p "$corpus"
   cp "$out/seeds/$target"/* "$corpus/"
-  log="$out/$target.log"
   # -detect_leaks=0: the keys and verifiers the harnesses keep for the whole run are reported
   # as leaked at exit; nothing per input is kept.
-  if ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$binary" "$corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
-       -timeout=10 -detect_leaks=0 -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
-    echo "$target: $(fuzz_runs "$log") executions in ${seconds}s, no crash (corpus: $corpus)"
-  else
-    echo "$target: FAILED, see $log and $out/artifacts/" >&2
-    tail -n 40 "$log" >&2
-    status=1
-  fi
+  fuzz_run "$target" "$binary" "$corpus" "$seconds" "$out" -max_len=16384 -timeout=10 -detect_leaks=0 || status=1
 done
 exit $status

@@ -47,17 +47,7 @@ for target in "${targets[@]}"; do
   esac
   binary="$out/$target-fuzz"
   fuzz_link harness "$binary" "${sources[@]}" Tests/Fuzz/Shared/FuzzInput.swift
-  log="$out/$target.log"
-  # -detect_leaks=0: as scripts/fuzz-payload.sh (the fixture held for the whole run).
-  if ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$binary" "$out/corpus/$target" -max_total_time="$seconds" \
-       -max_len=16384 -rss_limit_mb=2048 -timeout=10 -detect_leaks=0 \
-       -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
-    runs=$(fuzz_runs "$log")
-    echo "$target: $runs executions in ${seconds}s, no crash (corpus: $out/corpus/$target)"
-  else
-    echo "$target: FAILED, see $log and $out/artifacts/" >&2
-    tail -n 40 "$log" >&2
-    status=1
-  fi
+  # -detect_leaks=0: the fixture held for the whole run (fuzz_run).
+  fuzz_run "$target" "$binary" "$out/corpus/$target" "$seconds" "$out" -max_len=16384 -timeout=10 -detect_leaks=0 || status=1
 done
 exit $status

@@ -25,14 +25,4 @@ fuzz_link generator "$out/corpus-generator" Tests/Fuzz/model/CorpusGenerator.swi
 "$out/corpus-generator" "$out/corpus"
 fuzz_link harness "$out/model-fuzz" Tests/Fuzz/model/ModelFuzz.swift Tests/Fuzz/Shared/*.swift
 
-log="$out/model.log"
-# Swift's own backtracer would run on every crash libFuzzer already reports; skip it.
-if SWIFT_BACKTRACE=enable=no "$out/model-fuzz" "$out/corpus" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
-     -artifact_prefix="$out/artifacts/model-" -print_final_stats=1 >"$log" 2>&1; then
-  runs=$(fuzz_runs "$log")
-  echo "model: $runs executions in ${seconds}s, no crash (corpus: $out/corpus)"
-else
-  echo "model: FAILED, see $log and $out/artifacts/" >&2
-  tail -n 40 "$log" >&2
-  exit 1
-fi
+fuzz_run model "$out/model-fuzz" "$out/corpus" "$seconds" "$out" -max_len=16384

@@ -152,7 +152,8 @@ enum ReceiptSplit {
         return (covered, String(decoding: bytes[start..<lineEnd], as: UTF8.self))
     }
 
-    private static func lastLineStart(_ bytes: [UInt8], end: Int) -> Int? {
+    /// Where the line ending at `end` starts; nil when that line is empty.
+    static func lastLineStart(_ bytes: [UInt8], end: Int) -> Int? {
         var i = end
         while i > 0, bytes[i - 1] != 0x0A { i -= 1 }
         return i < end ? i : nil

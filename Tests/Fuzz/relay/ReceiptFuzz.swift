@@ -32,11 +32,13 @@ public func receiptFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> I
 }
 
 /// The bytes before a last line that starts with the receipt tag (the whole input otherwise).
+/// (ReceiptSplit.split is stricter: it refuses CRLF, truncation and other receipt lines, where
+/// this harness strips the last one and seals again anyway.)
 private func withoutReceipt(_ bytes: [UInt8]) -> [UInt8] {
-    var end = bytes.count
-    if end > 0, bytes[end - 1] == 0x0A { end -= 1 }
-    let start = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
-    return bytes[start..<end].starts(with: Array(PlaylistReceipt.tag.utf8)) ? Array(bytes[..<start]) : bytes
+    let end = bytes.last == 0x0A ? bytes.count - 1 : bytes.count
+    guard let start = ReceiptSplit.lastLineStart(bytes, end: end),
+          bytes[start..<end].starts(with: Array(PlaylistReceipt.tag.utf8)) else { return bytes }
+    return Array(bytes[..<start])
 }
 
 private func seal(_ playlist: [UInt8], revision: UInt64, previous: PlaylistReceipt?) -> (bytes: [UInt8], receipt: PlaylistReceipt)? {
