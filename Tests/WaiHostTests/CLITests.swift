@@ -23,10 +23,10 @@ final class CLITests: XCTestCase {
         // A debug-built probe worker takes tens of seconds over the whole suite (its 2^24-element
         // plane above all); the default 20 s limit is for release builds.
         var environment: [String: String?] = ["WAIHOST_CACHE_DIR": try HostTestSupport.temporaryDirectory("cli-cache"),
-                                              "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]
+                                              "WAI_PLUGIN_PATH": nil]
         for (k, v) in env { environment[k] = v }
-        let r = try Subprocess(HostTestSupport.waihost, args, environment: environment).run()
-        return Run(status: r.status, stdout: r.stdoutText, stderr: r.stderrText)
+        let r = try CLIRun.run(HostTestSupport.waihost, args, environment: environment)
+        return Run(status: r.status, stdout: r.text, stderr: r.stderr)
     }
 
     func testHelpVersionAndUsageErrors() throws {

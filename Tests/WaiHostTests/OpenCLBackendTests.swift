@@ -364,7 +364,7 @@ enum OpenCLCLI {
         var env: [String: String?] = ["WAIHOST_CACHE_DIR": try cache ?? IntHyperTestSupport.temporaryDirectory("opencl-cli-cache"),
                                       "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "300"]
         for (k, v) in extra { env[k] = v }
-        let r = try Subprocess(TestPaths.waihost, args, environment: env).run()
-        return (r.status, r.stdoutText, r.stderrText)
+        let r = try CLIRun.run(TestPaths.waihost, args, environment: env)
+        return (r.status, r.text, r.stderr)
     }
 }

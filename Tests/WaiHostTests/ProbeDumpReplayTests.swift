@@ -16,10 +16,9 @@ final class ProbeDumpReplayTests: XCTestCase {
     }
 
     private func waihost(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let env: [String: String?] = ["WAIHOST_CACHE_DIR": try HostTestSupport.temporaryDirectory("dump-cache"),
-                                      "WAI_PLUGIN_PATH": nil, "WAIHOST_PROBE_TIMEOUT": "600"]
-        let r = try Subprocess(HostTestSupport.waihost, args, environment: env).run()
-        return (r.status, r.stdoutText, r.stderrText)
+        let r = try CLIRun.run(HostTestSupport.waihost, args,
+                               environment: ["WAIHOST_CACHE_DIR": try HostTestSupport.temporaryDirectory("dump-cache"), "WAI_PLUGIN_PATH": nil])
+        return (r.status, r.text, r.stderr)
     }
 
     func testARejectedUnitsGraphIsDumpedAndReplaysToTheSameMismatch() throws {
