@@ -2,8 +2,9 @@
 # Fuzzes what the relay and the audit read from the network with libFuzzer, one target after
 # the other on one core: playlist (the HLS parser and the URI rewrite, docs/relay.md), receipt
 # (receipt lines, the verifier and the revision rules, docs/receipts.md), bundle (audit
-# bundles as `waihost audit verify` and the collector check them, docs/audit-bundle.md) and
-# cmcd (the collector's CMCD readers, docs/collector.md).
+# bundles as `waihost audit verify` and the collector check them, docs/audit-bundle.md), cmcd
+# (the collector's CMCD readers, docs/collector.md) and ed25519 (every signature check's answer
+# is OpenSSL's, docs/audit-bundle.md §2.2).
 # Usage: scripts/fuzz-relay.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, every target).
 # Harnesses: Tests/Fuzz/relay/*Fuzz.swift, linked against the instrumented library layers with
 # the relay and the audit (scripts/fuzz-lib.sh); the seed corpora are written by
@@ -16,19 +17,20 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
-  echo "usage: scripts/fuzz-relay.sh [SECONDS_PER_TARGET] [playlist|receipt|bundle|cmcd ...]" >&2
+  echo "usage: scripts/fuzz-relay.sh [SECONDS_PER_TARGET] [playlist|receipt|bundle|cmcd|ed25519 ...]" >&2
   exit 2
 fi
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(playlist receipt bundle cmcd)
+[ ${#targets[@]} -eq 0 ] && targets=(playlist receipt bundle cmcd ed25519)
 harness_of() {
   case "$1" in
     playlist) echo Tests/Fuzz/relay/PlaylistFuzz.swift ;;
     receipt)  echo Tests/Fuzz/relay/ReceiptFuzz.swift ;;
     bundle)   echo Tests/Fuzz/relay/BundleFuzz.swift ;;
     cmcd)     echo Tests/Fuzz/relay/CMCDFuzz.swift ;;
-    *) echo "unknown fuzz target '$1' (playlist, receipt, bundle, cmcd)" >&2; return 1 ;;
+    ed25519)  echo Tests/Fuzz/relay/Ed25519Fuzz.swift ;;
+    *) echo "unknown fuzz target '$1' (playlist, receipt, bundle, cmcd, ed25519)" >&2; return 1 ;;
   esac
 }
 for t in "${targets[@]}"; do harness_of "$t" >/dev/null || exit 2; done

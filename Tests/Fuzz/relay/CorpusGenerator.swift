@@ -2,8 +2,9 @@
 // reads (media VOD and live with parts, byte ranges, keys, maps and ad markers; multivariant),
 // the same sealed by the fixed publisher key, live revision pairs, bundles of the fixed keys'
 // chains (acks of every outcome, ad claims, a continuation) and CMCD bodies. Every seed is
-// checked valid before it is written. Usage: relay-corpus DIRECTORY (writes DIRECTORY/playlist,
-// …/receipt, …/bundle, …/cmcd). Built and run by scripts/fuzz-relay.sh.
+// checked valid before it is written; and Ed25519 cases (an honest signature, one only OpenSSL
+// accepts, raw bytes). Usage: relay-corpus DIRECTORY (writes DIRECTORY/playlist, …/receipt,
+// …/bundle, …/cmcd, …/ed25519). Built and run by scripts/fuzz-relay.sh.
 
 @testable import WaiCrypto
 @testable import Relay
@@ -135,6 +136,23 @@ struct RelayCorpusGenerator {
             _ = i == 0 ? try CMCDParser.parseEventBody(bytes) : try CMCDParser.parseJSONBody(bytes)
             try write(bytes, "\(dir)/cmcd/seed\(i)")
         }
+
+        // Ed25519Fuzz's layout: mode, pick, R, S, A, message. The fixed key's honest signature
+        // (mode 0x0D), the identity key with R = identity and S = 0, which OpenSSL accepts and
+        // libsodium refuses (0x26, pick 15: index 1 of the small-order list for both), and raw
+        // bytes (0x00).
+        let zeros = [UInt8](repeating: 0, count: 96)
+        for (i, (mode, pick, accepted)) in [(UInt8(0x0D), UInt8(0), true), (0x26, 15, true), (0x00, 0, false)].enumerated() {
+            let message = Array("ed25519 seed \(i)".utf8)
+            let bytes = [mode, pick] + zeros + message
+            var sig = [UInt8](), key = [UInt8]()
+            if mode == 0x0D { sig = try RelayFuzzKeys.publisher.sign(message); key = RelayFuzzKeys.publisher.publicKey.bytes }
+            if mode == 0x26 { sig = SmallOrder.encodings[1] + [UInt8](repeating: 0, count: 32); key = SmallOrder.encodings[1] }
+            if mode == 0x00 { sig = [UInt8](repeating: 0, count: 64); key = [UInt8](repeating: 0, count: 32) }
+            let verified = sig.withUnsafeBytes { s in message.withUnsafeBytes { Ed25519Verification.verify(signature: s, message: $0, key: key) } }
+            guard verified == accepted else { throw SeedError(description: "ed25519 seed \(i) verifies \(verified)") }
+            try write(bytes, "\(dir)/ed25519/seed\(i)")
+        }
     }
 
     /// Chains of the fixed keys: acks of every outcome and kind, both ad markers, the session
@@ -176,6 +194,10 @@ struct RelayCorpusGenerator {
         guard let f = fopen(path, "wb") else { throw GeneratorError(path: path) }
         defer { fclose(f) }
         guard fwrite(bytes, 1, bytes.count, f) == bytes.count else { throw GeneratorError(path: path) }
+    }
+
+    struct SeedError: Error, CustomStringConvertible {
+        let description: String
     }
 
     struct GeneratorError: Error, CustomStringConvertible {
