@@ -8,7 +8,10 @@
 # Usage: scripts/bench-collector.sh [BUNDLES [CLIENTS]]   (default 20000 bundles, 8 clients)
 #        WAIHOST=path/to/waihost to use another build (e.g. .build/release/waihost);
 #        DBS="sqlite postgres" to choose the stores; CLIENT=http.client or connect (§ below);
-#        PERF_CMD="perf record -g -o FILE --" to profile the collector while it runs.
+#        PERF_CMD="perf record -g -o FILE --" to profile the collector while it runs;
+#        DAMAGED=1 to post bundles whose binding signature has one character changed (R's
+#        bytes): every one must be refused, and the figure is refused bundles per second and
+#        the collector's CPU per refused bundle (what junk posted at a collector costs it).
 # The anchor, measured in the same run before and after each store's load: the signature bound,
 # OpenSSL's Ed25519 verifications per second per core × cores ÷ the 5 signatures each bundle
 # carries (docs/collector.md §Measured). Beside it, the CPU these bundles' own five verifications
@@ -73,6 +76,9 @@ def bundle(i):
                      "session_id": sid, "session_key": raw_pub(sk).hex(), "version": 1})
     records, prev, signed = [], hashlib.sha256(binding).hexdigest(), []
     bound = envelope("application/vnd.waihost.audit-binding.v1+json", binding, inst, signed)
+    if os.environ.get("DAMAGED"):
+        sig = bound["signatures"][0]["sig"]
+        bound["signatures"][0]["sig"] = sig[:10] + ("B" if sig[10] == "A" else "A") + sig[11:]
     bodies = [("ack", {"uri": f"http://origin.example/seg{j}.ts", "effective_uri": f"http://origin.example/seg{j}.ts",
                        "kind": "object", "sha256": hashlib.sha256(b"%d" % j).hexdigest(), "size": 1000 + j,
                        "outcome": "verified", "time_ms": now + j}) for j in range(3)]
@@ -166,10 +172,12 @@ t1 = time.monotonic()
 for p in procs: p.join()
 ok = sum(r[0] for r in res); bad = sum(r[1] for r in res)
 cpu = os.times().children_user + os.times().children_system
-print(f"{ok} acknowledged, {bad} refused, {t1 - t0:.2f} s, {ok / (t1 - t0):.0f} bundles/s with {clients} clients"
+damaged = bool(os.environ.get("DAMAGED"))
+counted, what = (bad, "refused") if damaged else (ok, "bundles")
+print(f"{ok} acknowledged, {bad} refused, {t1 - t0:.2f} s, {counted / (t1 - t0):.0f} {what}/s with {clients} clients"
       f" ({kind}; clients' CPU {cpu:.2f} s)")
-with open(f"{work}/rate", "w") as f: f.write(f"{ok / (t1 - t0):.1f}\n")
-sys.exit(0 if bad == 0 and ok == len(bundles) else 1)
+with open(f"{work}/rate", "w") as f: f.write(f"{counted / (t1 - t0):.1f}\n")
+sys.exit(0 if counted == len(bundles) else 1)
 PY
 
 # The other anchors: the CPU time of the five verifications of these very bundles, by OpenSSL
@@ -259,5 +267,9 @@ for db in $DBS; do
     echo "  collector CPU: $CPU_S s"
     kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
     bound after
-    ratio "$CPU_S"
+    if [ -n "${DAMAGED:-}" ]; then
+        python3 -c "import sys; print(f'  collector CPU per refused bundle: {float(sys.argv[1]) / int(sys.argv[2]) * 1e6:.0f} µs')" "$CPU_S" "$N"
+    else
+        ratio "$CPU_S"
+    fi
 done
