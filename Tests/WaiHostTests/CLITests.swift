@@ -19,9 +19,8 @@ final class CLITests: XCTestCase {
     }
 
     func waihost(_ args: [String], env: [String: String] = [:]) throws -> Run {
-        // Tests never touch the user's cache or plugin folders unless they say so.
-        // A debug-built probe worker takes tens of seconds over the whole suite (its 2^24-element
-        // plane above all); the default 20 s limit is for release builds.
+        // Tests never touch the user's cache or plugin folders unless they say so (the probe
+        // deadline a debug build meets is CLIRun's).
         var environment: [String: String?] = ["WAIHOST_CACHE_DIR": try HostTestSupport.temporaryDirectory("cli-cache"),
                                               "WAI_PLUGIN_PATH": nil]
         for (k, v) in env { environment[k] = v }

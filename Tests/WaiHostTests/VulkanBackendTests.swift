@@ -202,8 +202,6 @@ final class VulkanBackendTests: XCTestCase {
     }
 
     private func waihost(_ args: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
-        // A debug-built probe worker takes tens of seconds over the whole suite; the
-        // default 20 s limit is for release builds.
         let r = try CLIRun.run(TestPaths.waihost, args,
                                environment: ["WAIHOST_CACHE_DIR": try IntHyperTestSupport.temporaryDirectory("vulkan-cli-cache"),
                                              "WAI_PLUGIN_PATH": nil])
