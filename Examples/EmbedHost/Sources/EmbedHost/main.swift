@@ -30,7 +30,7 @@ do {
         exit(1)
     }
     for u in probe.units {
-        print("\(u.backend) \(u.device) \(u.unit) \(u.state.rawValue) rank=\(u.rank.map(String.init) ?? "-") \(u.reason ?? "")")
+        print("\(u.backend) \(u.device) \(u.unit) \(u.state.rawValue) rank=\(u.rank.map(String.init) ?? "-") \(u.reason)")
     }
     let graph = try exampleGraph()
     let shape = graph.tensors[graph.inputs[0]].shape
