@@ -30,14 +30,15 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
-                       providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
-                       providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
-                       providers: [.apt(["libpq-dev"])]),
+        // libmicrohttpd, libcurl, libsqlite3 and libpq are loaded on first use, not linked
+        // (docs/architecture.md, "Libraries loaded on first use"): with the forty libraries
+        // they pull in, linking them cost every `waihost` process about 6 ms before main.
+        // Their headers come from the -dev packages (scripts/install-deps.sh).
+        .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
+        .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"], path: "Sources/CMicroHTTPD"),
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
+        .target(name: "CSQLite", dependencies: ["CLazyLibrary"], path: "Sources/CSQLite"),
+        .target(name: "CPostgres", dependencies: ["CLazyLibrary"], path: "Sources/CPostgres"),
         // Locks, clocks, hex and JSON coding: the one implementation every module uses.
         .target(name: "WaiSupport", path: "Sources/WaiSupport"),
         // SHA-256, Ed25519 and key files over OpenSSL (and libsodium's faster Ed25519 where it

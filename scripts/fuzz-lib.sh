@@ -51,12 +51,12 @@ fuzz_link() {
   [ "$kind" = generator ] && sanitize=address
   local inputs
   mapfile -t inputs < <(fuzz_link_inputs)
-  # Every system library a layer may use: the relay's and the audit's objects are among the
-  # inputs once a harness script has built them (fuzz_build_layers Audit).
+  # Every system library a layer links. libcurl, libmicrohttpd, libsqlite3 and libpq are not
+  # among them: the relay's and the audit's objects (inputs once a harness script has built
+  # them, fuzz_build_layers Audit CLazyLibrary) load those on first use (Sources/CLazyLibrary).
   if ! swiftc -sanitize="$sanitize" -parse-as-library -O -use-ld=lld -I "$fuzz_products/Modules" \
-       -I Sources/COpenSSL -I Sources/CSodium -I Sources/CPNG -I Sources/CCurl -I Sources/CMicroHTTPD \
-       -I Sources/CSQLite -I Sources/CPostgres -Xcc -I/usr/include/postgresql "$@" "${inputs[@]}" \
-       -lcrypto -lsodium -lpng -lcurl -lmicrohttpd -lsqlite3 -lpq -o "$output" \
+       -I Sources/COpenSSL -I Sources/CSodium -I Sources/CPNG "$@" "${inputs[@]}" \
+       -lcrypto -lsodium -lpng -o "$output" \
        >"$output.build.log" 2>&1; then
     cat "$output.build.log" >&2
     echo "fuzz: linking $output failed" >&2

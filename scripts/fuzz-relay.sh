@@ -39,7 +39,9 @@ out=.build/fuzz-relay
 mkdir -p "$out/artifacts"
 
 . scripts/fuzz-lib.sh
-fuzz_build_layers Audit || exit 1
+# CLazyLibrary by name: building a target compiles the C targets it imports, not the ones
+# those import, and the loader behind libcurl, libpq, ... is one of the latter.
+fuzz_build_layers Audit CLazyLibrary || exit 1
 fuzz_link generator "$out/relay-corpus" Tests/Fuzz/relay/CorpusGenerator.swift Tests/Fuzz/relay/RelayFuzzKeys.swift || exit 1
 rm -rf "$out/seeds"
 ASAN_OPTIONS=detect_leaks=0 "$out/relay-corpus" "$out/seeds" || { echo "fuzz-relay: the corpus generator failed" >&2; exit 1; }

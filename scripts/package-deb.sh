@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make deb`: WaiHost as a Debian package (docs/configuration.md §5). Installs the static
 # release build into a staging tree with PREFIX=/usr (scripts/install.sh), derives Depends
-# from the libraries the ELF files link (dpkg-shlibdeps), and builds
+# from the libraries the ELF files link and those they load on first use (dpkg-shlibdeps), and builds
 # OUT_DIR/waihost_VERSION_ARCH.deb with dpkg-deb. The Vulkan and OpenCL loaders, which the
 # backends dlopen, are Recommends (dpkg-shlibdeps cannot see a dlopen).
 # Usage: scripts/package-deb.sh [OUT_DIR]   (default .build/deb; WAIHOST_BIN_DIR as for install.sh)
@@ -27,7 +27,31 @@ DESTDIR="$stage" "$root/scripts/install.sh" /usr
 mkdir -p "$work/src/debian"
 printf 'Source: waihost\n\nPackage: waihost\nArchitecture: any\n' > "$work/src/debian/control"
 mapfile -d '' elves < <(find "$stage" -type f \( -perm -u+x -o -name '*.so*' \) -print0)
-shlibs="$(cd "$work/src" && dpkg-shlibdeps -O -xwaihost -l"$stage/usr/lib" "${elves[@]}" 2>"$work/shlibdeps.err")" || {
+# libcurl, libpq, libmicrohttpd and libsqlite3 are loaded on first use, not linked
+# (docs/architecture.md, "Libraries loaded on first use"), so no installed file names them.
+# An ELF file that is not installed links each soname a loader in Sources/C*/*.c names and
+# refers to every function its table lists (read from the preprocessed source, so the list
+# is the loader's own): dpkg-shlibdeps then gives them Depends versioned by the functions
+# used, as it did when they were linked.
+links=() refs=()
+for src in "$root"/Sources/C*/*.c; do
+  soname="$(sed -n 's/^WAIH_LAZY_LIBRARY("\([^"]*\)".*/\1/p' "$src")"
+  [ -n "$soname" ] || continue
+  links+=("-l:$soname")
+  mapfile -t names < <(cc -E -I"$root/Sources/CLazyLibrary/include" -I"$(dirname "$src")/include" "$src" |
+    tr '\n' ' ' | grep -o 'waih_library_symbols\[\] = {[^}]*}' | grep -o '"[A-Za-z0-9_]*"' | tr -d '"')
+  [ "${#names[@]}" -gt 0 ] || { echo "package-deb: no function table found in $src" >&2; exit 1; }
+  refs+=("${names[@]}")
+done
+[ "${#links[@]}" -gt 0 ] || { echo "package-deb: no library loaded on first use found in Sources/C*/*.c" >&2; exit 1; }
+{
+  for f in "${refs[@]}"; do printf 'extern void %s(void);\n' "$f"; done
+  printf 'void *waihost_lazy_dependencies[] = {\n'
+  for f in "${refs[@]}"; do printf '    (void *)&%s,\n' "$f"; done
+  printf '};\n'
+} > "$work/lazy-dependencies.c"
+cc -shared -fPIC -o "$work/lazy-dependencies.so" "$work/lazy-dependencies.c" -Wl,--no-as-needed -Wl,--no-undefined "${links[@]}"
+shlibs="$(cd "$work/src" && dpkg-shlibdeps -O -xwaihost -l"$stage/usr/lib" "${elves[@]}" "$work/lazy-dependencies.so" 2>"$work/shlibdeps.err")" || {
   cat "$work/shlibdeps.err" >&2
   exit 1
 }

@@ -23,11 +23,12 @@ public enum HTTPPostError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 enum HTTPPost {
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     static func post(_ url: String, body: [UInt8], contentType: String, timeoutSeconds: Int = 30,
                      responseLimit: Int = 1 << 20, pool: CurlHandlePool = .shared) throws -> HTTPPostResult {
-        _ = globalInit
+        // libcurl is loaded on first use (Sources/CLazyLibrary); every handle comes after this.
+        if let unloadable = waih_curl_load() {
+            throw HTTPPostError.transport(url: Redaction.url(url), code: -1, message: String(cString: unloadable))
+        }
         let destination = CurlHandlePool.destination(of: url)
         guard let h = pool.take(destination) else { throw HTTPPostError.transport(url: Redaction.url(url), code: -1, message: "curl_easy_init failed") }
         // Kept only after a whole answer: a handle whose transfer failed (or whose answer was

@@ -28,6 +28,22 @@ final class CLITests: XCTestCase {
         return Run(status: r.status, stdout: r.text, stderr: r.stderr)
     }
 
+    /// libcurl, libpq, libmicrohttpd and libsqlite3 (and the forty libraries they bring) are
+    /// loaded only by the commands that use them (docs/architecture.md, "Libraries loaded on
+    /// first use"): `version` and `probe` start without them. glibc's loader names every file
+    /// it maps under LD_DEBUG=files; libcrypto, which the binary links, shows that it does.
+    func testVersionAndProbeLoadNoNetworkOrDatabaseLibrary() throws {
+        let empty = try HostTestSupport.temporaryDirectory("no-plugins")
+        for args in [["version"], ["probe", "--plugin-dir", empty]] {
+            let r = try waihost(args, env: ["LD_DEBUG": "files", "WAI_PLUGIN_PATH": empty])
+            XCTAssertEqual(r.status, 0, "\(args): \(r.stderr.suffix(500))")
+            XCTAssertTrue(r.stderr.contains("file=libcrypto.so.3"), "\(args): LD_DEBUG named no file")
+            for soname in ["libcurl.so.4", "libpq.so.5", "libmicrohttpd.so.12", "libsqlite3.so.0", "libgnutls.so.30"] {
+                XCTAssertFalse(r.stderr.contains("file=\(soname)"), "\(args) loaded \(soname)")
+            }
+        }
+    }
+
     func testHelpVersionAndUsageErrors() throws {
         let help = try waihost(["--help"])
         XCTAssertEqual(help.status, 0)

@@ -42,6 +42,8 @@ public final class PostgresStore: CollectorStore, @unchecked Sendable {
 
     public init(uri: String) throws {
         location = Self.redacted(uri)
+        // libpq is loaded on first use (Sources/CLazyLibrary).
+        if let unloadable = waih_pq_load() { throw StoreError.open(location: location, reason: String(cString: unloadable)) }
         guard let c = PQconnectdb(uri) else { throw StoreError.open(location: location, reason: "out of memory") }
         guard PQstatus(c) == CONNECTION_OK else {
             let reason = String(cString: PQerrorMessage(c)).trimmingTrailingNewlines()

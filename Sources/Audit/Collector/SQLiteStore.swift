@@ -35,6 +35,10 @@ public final class SQLiteStore: CollectorStore, @unchecked Sendable {
 
     public init(path: String) throws {
         self.path = path
+        // libsqlite3 is loaded on first use (Sources/CLazyLibrary).
+        if let unloadable = waih_sqlite_load() {
+            throw StoreError.open(location: "sqlite:\(path)", reason: String(cString: unloadable))
+        }
         // Created 0600 before SQLite opens it: the -wal and -shm files SQLite makes take the
         // database file's mode, so the whole store is private to the collector's user.
         let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

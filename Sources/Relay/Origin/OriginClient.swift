@@ -86,10 +86,7 @@ public final class OriginClient: @unchecked Sendable {
 
     static let receiveChunk = 64 << 10
 
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     public init(limits: OriginLimits = OriginLimits(), addressPolicy: AddressPolicy? = nil) {
-        _ = Self.globalInit
         self.limits = limits
         self.addressPolicy = addressPolicy
     }
@@ -100,6 +97,10 @@ public final class OriginClient: @unchecked Sendable {
     /// bound for this fetch (a playlist's). Errors name the URL with its userinfo redacted.
     public func fetch(_ url: String, limit: Int? = nil, cancelled: @escaping @Sendable () -> Bool = { false }) throws -> OriginResponse {
         let shown = redactingUserinfo(url)
+        // libcurl is loaded on first use (Sources/CLazyLibrary); every handle comes after this.
+        if let unloadable = waih_curl_load() {
+            throw OriginError.transport(url: shown, code: -1, message: String(cString: unloadable))
+        }
         guard let handle = take() else {
             throw OriginError.transport(url: shown, code: -1, message: "curl_easy_init failed")
         }

@@ -10,9 +10,12 @@ import Glibc
 public enum HTTPServerError: Error, CustomStringConvertible {
     case socket(step: String, errno: Int32)
     case daemonStart(port: UInt16)
+    /// libmicrohttpd, loaded on first use (Sources/CLazyLibrary), could not be loaded.
+    case library(String)
 
     public var description: String {
         switch self {
+        case .library(let why): return "loopback server: \(why)"
         case .socket(let step, let e): return "loopback listener: \(step) failed: \(String(cString: strerror(e)))"
         case .daemonStart(let port): return "libmicrohttpd did not start on port \(port)"
         }
@@ -53,6 +56,7 @@ public final class HTTPServer: @unchecked Sendable {
                 maxRequestBody: Int = 0, slowClients: SlowClientDeadlines? = nil, bodyBudget: BodyBudget? = nil,
                 handler: @escaping Handler) throws {
         guard !bindAddresses.isEmpty else { throw HTTPServerError.socket(step: "listen (no address given)", errno: EINVAL) }
+        if let unloadable = waih_mhd_load() { throw HTTPServerError.library(String(cString: unloadable)) }
         let sockets = try Self.listeners(addresses: bindAddresses, port: requested)
         let watch = slowClients.map { ConnectionWatch($0, limit: Int(connectionLimit)) }
         box = HandlerBox(handler, maxBody: maxRequestBody, watch: watch, budget: bodyBudget)
