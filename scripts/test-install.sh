@@ -4,8 +4,9 @@
 #   tree  make-install layout into a DESTDIR; the installed `waihost probe`, `waihost decode`
 #         of samples/photo.wai to its golden SHA-256, a C program built with
 #         `pkg-config --cflags --libs waihost` decoding it too, a configuration file obeyed
-#         and a bad one refused with file:line, and `waihost audit serve` answering /health
-#         on 127.0.0.1 and on ::1.
+#         and a bad one refused with file:line, `waihost audit serve` answering /health
+#         on 127.0.0.1 and on ::1, and (as root) with libsqlite3 unloadable, `decode`
+#         still running and `audit serve` refused naming the library.
 #   deb   scripts/package-deb.sh; the package's Depends; installed with dpkg into a scratch
 #         root (dpkg --root, holding a copy of this machine's dpkg database, so Depends are
 #         checked against the packages really installed here, without touching /usr), probed,
@@ -164,6 +165,30 @@ if [ "$mode" = tree ]; then
   kill -TERM $serve_pid
   wait $serve_pid || fail "audit serve did not stop cleanly on SIGTERM: $(cat "$tmp/serve.err")"
   serve_pid=""
+
+  # Libraries loaded on first use (docs/architecture.md): with libsqlite3's file emptied (an
+  # empty file bound over it in the namespace), every command that does not use it still
+  # runs, and the one that does fails naming it.
+  if [ $hiding = namespace ]; then
+    sqlite="$(readlink -f "$(ldconfig -p | sed -n 's/^\tlibsqlite3\.so\.0 (libc6,x86-64) => //p' | head -n 1)")"
+    [ -f "$sqlite" ] || fail "ldconfig names no libsqlite3.so.0 on this machine"
+    : > "$tmp/empty-file"
+    without_sqlite() {
+      exec unshare -m sh -c 'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 && exec "$@"' \
+        hide "$tmp/empty" "$toolchain" "$tmp/empty-file" "$sqlite" \
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$tmp/home" WAIHOST_CACHE_DIR="$cache" "$@"
+    }
+    out="$(without_sqlite "$p/bin/waihost" decode "$root/samples/photo.wai" -o "$tmp/photo2.png" 2>&1)" \
+      || fail "waihost decode failed with libsqlite3 unloadable: $out"
+    out="$(without_sqlite "$p/bin/waihost" audit serve --db "sqlite:$tmp/audit2.db" --key "$tmp/owner.key" --port 0 2>&1)"
+    rc=$?
+    [ $rc -eq 1 ] || fail "audit serve with libsqlite3 unloadable gave exit $rc, not 1: $out"
+    grep -q "cannot open database sqlite:.*: libsqlite3.so.0 could not be loaded: .*/libsqlite3.so.0: " <<<"$out" \
+      || fail "audit serve with libsqlite3 unloadable does not name the library: $out"
+    note "libsqlite3 unloadable: decode ran; audit serve refused: $out"
+  else
+    note "not root: the run without libsqlite3 was skipped"
+  fi
   note "pass (installed tree, toolchain hidden by $hiding)"
   exit 0
 fi
