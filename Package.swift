@@ -61,7 +61,9 @@ let package = Package(
         // The op table (docs/integer-ops.md §4, the ABI's wai_op values): the host and the
         // backends' descriptor reader spell ops from it.
         .target(name: "WaiOps", path: "Sources/WaiOps"),
-        .target(name: "WaiCore", dependencies: ["WaiSupport", "WaiCrypto", "WaiOps", "CPNG", "RegionKernels"], path: "Sources/WaiCore"),
+        // PNG files written with libpng's full API, whose errors longjmp: the write is C.
+        .target(name: "PNGWriter", dependencies: ["CPNG"], path: "Sources/PNGWriter"),
+        .target(name: "WaiCore", dependencies: ["WaiSupport", "WaiCrypto", "WaiOps", "CPNG", "PNGWriter", "RegionKernels"], path: "Sources/WaiCore"),
         // The lane-stream decoder's AVX-512 loop (docs/entropy-coding.md §8.4), chosen at run
         // time with RegionKernels' ISA detection; the Swift decoder stays the definition.
         .target(name: "EntropyKernels", path: "Sources/EntropyKernels", cSettings: [.unsafeFlags(["-O3"])]),

@@ -45,6 +45,24 @@ final class IntHyperPNGTests: XCTestCase {
         XCTAssertEqual(try PictureFile.read(path: dir + "/a.rgb", size: (256, 3)), picture)
     }
 
+    /// libpng's own failures while writing (its error handler longjmps inside
+    /// Sources/PNGWriter) come back as errors naming the file, and the writer is whole for
+    /// the next picture. An incompressible picture's first IDAT overflows stdio's buffer, so
+    /// the write to /dev/full fails inside libpng ("Write Error"), not at the final flush.
+    func testAWriteFailingInsideLibpngIsAnErrorNamingTheFile() throws {
+        var random = SplitMix64(seed: 15)
+        let noise = try RGB8Image(width: 512, height: 512, pixels: (0..<(512 * 512 * 3)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+        let full = open("/dev/full", O_WRONLY)   // every write fails with ENOSPC
+        guard full >= 0 else { throw XCTSkip("no /dev/full") }
+        defer { close(full) }
+        XCTAssertThrowsError(try PNGCodec.write(noise, to: full, path: "/dev/full")) { e in
+            guard case ImageError.libpng(let source, let message) = e else { return XCTFail("\(e)") }
+            XCTAssertEqual(source, "/dev/full")
+            XCTAssertEqual(message, "Write Error")
+        }
+        XCTAssertEqual(try PNGCodec.decode(try PNGCodec.encode(noise), source: "again.png"), noise)
+    }
+
     /// A gAMA chunk (without sRGB) makes libpng convert the samples to sRGB; colour chunks
     /// are ignored, so the picture is the stored bytes.
     func testColourChunksDoNotChangeTheSamples() throws {

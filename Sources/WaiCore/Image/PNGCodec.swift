@@ -1,11 +1,13 @@
-// PNG through libpng's simplified API (png_image_*): libpng's own error handling longjmps
-// inside C and returns a status, so no longjmp ever crosses a Swift frame.
+// PNG through libpng: read with its simplified API (png_image_*), whose own error handling
+// longjmps inside C and returns a status; written by Sources/PNGWriter, a C function that
+// catches libpng's longjmp itself. So no longjmp ever crosses a Swift frame.
 //
 // Only RGB8 is accepted (IHDR bit depth 8, color type 2, no tRNS): this is checked from the
 // IHDR before libpng sees the file, so the error names what the file is. Colour-management
 // chunks (gAMA, cHRM, iCCP, sRGB) are dropped before decoding, so libpng never converts the
 // samples: the picture is exactly the bytes stored in the file.
 import CPNG
+import PNGWriter
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,21 +100,20 @@ public enum PNGCodec {
         return try RGB8Image(width: width, height: height, pixels: pixels)
     }
 
-    /// The PNG file of `picture`, compressed once into a buffer of libpng's upper bound on
-    /// its size (asking libpng for the exact size first would compress it twice).
+    /// The PNG file of `picture` (the bytes `write` puts in a file), compressed once into a
+    /// buffer that grows as libpng writes (open_memstream).
     public static func encode(_ picture: RGB8Image) throws -> [UInt8] {
-        var image = header(picture)
-        var size = waih_png_size_max(&image)
-        var out = [UInt8](repeating: 0, count: Int(size))
-        let written = picture.pixels.withUnsafeBytes { px in
-            out.withUnsafeMutableBytes { dst in
-                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, px.baseAddress,
-                                          png_int_32(picture.width * 3), nil)
-            }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size = 0
+        guard let file = open_memstream(&buffer, &size) else {
+            throw ImageError.libpng(source: "PNG encoder", message: "open_memstream: \(String(cString: strerror(errno)))")
         }
-        guard written != 0 else { throw ImageError.libpng(source: "PNG encoder", message: message(image)) }
-        out.removeLast(out.count - Int(size))
-        return out
+        defer { free(buffer) }
+        let outcome = compress(picture, into: file)
+        let flushed = fclose(file) == 0   // sets buffer and size
+        if case .failure(let message) = outcome { throw ImageError.libpng(source: "PNG encoder", message: message) }
+        guard flushed, let bytes = buffer else { throw ImageError.libpng(source: "PNG encoder", message: "out of memory") }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: size))
     }
 
     /// Writes the PNG file of `picture` to the open file `fd` (not closed here) as libpng
@@ -123,24 +124,26 @@ public enum PNGCodec {
             if copy >= 0 { close(copy) }
             throw ImageError.libpng(source: path, message: "cannot open the file for writing: \(String(cString: strerror(errno)))")
         }
-        var image = header(picture)
-        let written = picture.pixels.withUnsafeBytes { px in
-            png_image_write_to_stdio(&image, file, 0, px.baseAddress, png_int_32(picture.width * 3), nil)
-        }
+        let outcome = compress(picture, into: file)
         // errno is read before fclose can change it.
         let failure = fflush(file) == 0 && ferror(file) == 0 ? nil : String(cString: strerror(errno))
         fclose(file)
-        guard written != 0 else { throw ImageError.libpng(source: path, message: message(image)) }
+        if case .failure(let message) = outcome { throw ImageError.libpng(source: path, message: message) }
         if let failure { throw ImageError.libpng(source: path, message: "cannot write: \(failure)") }
     }
 
-    private static func header(_ picture: RGB8Image) -> png_image {
-        var image = png_image()
-        image.version = png_uint_32(PNG_IMAGE_VERSION)
-        image.width = png_uint_32(picture.width)
-        image.height = png_uint_32(picture.height)
-        image.format = png_uint_32(PNG_FORMAT_RGB)
-        return image
+    private enum Compression { case done, failure(String) }
+
+    /// libpng's full writer with the settings of Sources/PNGWriter (why: png_writer.h).
+    private static func compress(_ picture: RGB8Image, into file: UnsafeMutablePointer<FILE>) -> Compression {
+        var error = [CChar](repeating: 0, count: 256)
+        let written = picture.pixels.withUnsafeBufferPointer { px in
+            error.withUnsafeMutableBufferPointer { e in
+                waih_png_write_rgb8(file, px.baseAddress, UInt32(picture.width), UInt32(picture.height),
+                                    picture.width * 3, e.baseAddress, e.count)
+            }
+        }
+        return written != 0 ? .done : .failure(String(cString: error))
     }
 
     /// Walks the chunk list: IHDR first and RGB8, lengths inside the file, up to IEND.
