@@ -60,6 +60,60 @@ final class CertificateTests: XCTestCase {
         XCTAssertEqual(positive, iv(0, 20))
     }
 
+    /// §5 stated term by term here (each weight's [min(w·a, w·b, 0), max(w·a, w·b, 0)], the
+    /// partial sum checked after every input channel), independently of IntervalRules, and
+    /// compared with it, answers and refusals alike, on random convolutions of both kinds
+    /// (weights over the whole int16 range, inputs from [0, 0] to about ±2^19).
+    func testConvIntervalEqualsTheTermByTermRule() throws {
+        var random = SplitMix64(seed: 515)
+        func draw(_ range: ClosedRange<Int64>) -> Int64 { range.lowerBound + Int64(random.next() % UInt64(range.upperBound - range.lowerBound + 1)) }
+        var refused = 0, answered = 0
+        for round in 0..<300 {
+            let transposed = round % 2 == 1
+            let (cin, cout, k) = (Int(draw(1...6)), Int(draw(1...5)), Int(2 * draw(0...1) + 1))   // 1 or 3: 4×4 stays 4×4
+            let weights = (0..<(cin * cout * k * k)).map { _ in Int16(truncatingIfNeeded: draw(-32768...32767) >> draw(0...15)) }
+            let bias = (0..<cout).map { _ in Int32(draw(-1000...1000)) }
+            let magnitude = Int64(1) << draw(0...19)
+            let (u, v) = (draw(-magnitude...magnitude), draw(-magnitude...magnitude))
+            let x = iv(min(u, v), max(u, v))
+            // §5, term by term.
+            enum Rule { case answer(Interval), refusal(String) }
+            var expected: Rule?
+            outer: for o in 0..<cout {
+                var lo: Int64 = 0, hi: Int64 = 0
+                for c in 0..<cin {
+                    for t in 0..<(k * k) {
+                        let w = Int64(weights[(transposed ? c * cout + o : o * cin + c) * k * k + t])
+                        lo += min(w * x.lo, w * x.hi, 0)
+                        hi += max(w * x.lo, w * x.hi, 0)
+                    }
+                    if lo < Int64(Int32.min) || hi > Int64(Int32.max) {
+                        expected = .refusal("output channel \(o) (already after input channels 0…\(c))")
+                        break outer
+                    }
+                }
+                let channel = iv(Int64(bias[o]) + lo, Int64(bias[o]) + hi)
+                if case .answer(let sofar)? = expected { expected = .answer(sofar.hull(channel)) } else { expected = .answer(channel) }
+            }
+            let p = conv(weights, bias: bias, k: k, pad: k / 2)
+            let op: Op = transposed ? .convTranspose2d(p) : .conv2d(p)
+            let shape = Shape(cin, 4, 4)
+            switch expected {
+            case .answer(let want)?:
+                let got = try interval(op, shape, x, output: Shape(cout, 4, 4))
+                XCTAssertEqual(got, want, "round \(round)")
+                answered += 1
+            case .refusal(let what)?:
+                assertIntermediate(oneNode(op, input: shape, x, output: Shape(cout, 4, 4)), what)
+                refused += 1
+            case nil:
+                XCTFail("no output channel")
+            }
+        }
+        XCTAssertGreaterThan(refused, 20)
+        XCTAssertGreaterThan(answered, 100)
+    }
+
     func testConvTransposeIntervalIsHullOverOutputChannels() throws {
         // w[c=0][o=0] = 2, w[0][1] = −3; biases 0, 100: channel 0 [−2, 8], channel 1 [88, 103].
         let c = try interval(.convTranspose2d(conv([2, -3], bias: [0, 100])), Shape(1, 1, 1), iv(-1, 4), output: Shape(2, 1, 1))

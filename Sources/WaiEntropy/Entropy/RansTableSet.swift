@@ -52,7 +52,11 @@ public struct RansTableSet: Sendable, Equatable {
         var entries: [Entry] = []
         var cdf: [UInt32] = []
         var lookup: [UInt16] = []
+        // Every decode builds these (a model set's 192 tables: 786 432 buckets), so the arrays
+        // are sized once and the bucket walk reads the cdf without a bounds check per step.
         entries.reserveCapacity(tables.count)
+        cdf.reserveCapacity(tables.reduce(0) { $0 + $1.cdf.count })
+        lookup.reserveCapacity(tables.reduce(1) { $0 + 1 << min($1.precision, Self.lookupBits) })
         for t in tables {
             let bits = min(t.precision, Self.lookupBits)
             let shift = t.precision - bits
@@ -60,18 +64,22 @@ public struct RansTableSet: Sendable, Equatable {
                                  lookupShift: UInt32(shift), escape: t.escapeSymbol, offset: t.offset,
                                  lowestDirect: t.lowestDirectValue, highestDirect: t.highestDirectValue))
             cdf += t.cdf
-            var s = 0
-            for bucket in 0..<(1 << bits) {
-                let slot = UInt32(bucket << shift)
-                while t.cdf[s + 1] <= slot { s += 1 }
-                // K ≤ 65536, so a symbol fits in 16 bits (§1).
-                lookup.append(UInt16(truncatingIfNeeded: s))
+            t.cdf.withUnsafeBufferPointer { c in
+                // c[K] = 2^precision > every slot, so the walk stops inside the table.
+                var s = 0
+                for bucket in 0..<(1 << bits) {
+                    let slot = UInt32(bucket << shift)
+                    while c[s + 1] <= slot { s += 1 }
+                    // K ≤ 65536, so a symbol fits in 16 bits (§1).
+                    lookup.append(UInt16(truncatingIfNeeded: s))
+                }
             }
         }
+        lookup.append(0)
         self.tables = tables
         self.entries = entries
         self.cdf = cdf
-        vector = Self.vectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count)
-        self.lookup = lookup + [0]
+        vector = Self.vectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count - 1)
+        self.lookup = lookup
     }
 }
