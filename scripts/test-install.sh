@@ -45,12 +45,15 @@ note "toolchain $toolchain hidden by $hiding"
 # plugins are the same files).
 cache="$root/.build/test-install-cache"
 # It execs: call it in a subshell — $(…), `&` (so $! is the program's own PID) or (…).
+# With `emptied` set to a file's path (namespace only), an empty file is bound over that file too.
+: > "$tmp/empty-file"
 hidden() {
   local envs=(PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$tmp/home" WAIHOST_CACHE_DIR="$cache")
   while [[ "${1:-}" =~ ^[A-Z_]+= ]]; do envs+=("$1"); shift; done
   if [ $hiding = namespace ]; then
-    exec unshare -m sh -c 'mount --bind "$1" "$2" && [ -z "$(ls -A "$2")" ] && shift 2 && exec "$@"' \
-      hide "$tmp/empty" "$toolchain" env -i "${envs[@]}" "$@"
+    exec unshare -m sh -c 'mount --bind "$1" "$2" && [ -z "$(ls -A "$2")" ] &&
+                           { [ -z "$3" ] || mount --bind "$4" "$3"; } && shift 4 && exec "$@"' \
+      hide "$tmp/empty" "$toolchain" "${emptied:-}" "$tmp/empty-file" env -i "${envs[@]}" "$@"
   else
     exec env -i "${envs[@]}" "$@"
   fi
@@ -172,15 +175,9 @@ if [ "$mode" = tree ]; then
   if [ $hiding = namespace ]; then
     sqlite="$(readlink -f "$(ldconfig -p | sed -n 's/^\tlibsqlite3\.so\.0 (libc6,x86-64) => //p' | head -n 1)")"
     [ -f "$sqlite" ] || fail "ldconfig names no libsqlite3.so.0 on this machine"
-    : > "$tmp/empty-file"
-    without_sqlite() {
-      exec unshare -m sh -c 'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 && exec "$@"' \
-        hide "$tmp/empty" "$toolchain" "$tmp/empty-file" "$sqlite" \
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$tmp/home" WAIHOST_CACHE_DIR="$cache" "$@"
-    }
-    out="$(without_sqlite "$p/bin/waihost" decode "$root/samples/photo.wai" -o "$tmp/photo2.png" 2>&1)" \
+    out="$(emptied="$sqlite"; hidden "$p/bin/waihost" decode "$root/samples/photo.wai" -o "$tmp/photo2.png" 2>&1)" \
       || fail "waihost decode failed with libsqlite3 unloadable: $out"
-    out="$(without_sqlite "$p/bin/waihost" audit serve --db "sqlite:$tmp/audit2.db" --key "$tmp/owner.key" --port 0 2>&1)"
+    out="$(emptied="$sqlite"; hidden "$p/bin/waihost" audit serve --db "sqlite:$tmp/audit2.db" --key "$tmp/owner.key" --port 0 2>&1)"
     rc=$?
     [ $rc -eq 1 ] || fail "audit serve with libsqlite3 unloadable gave exit $rc, not 1: $out"
     grep -q "cannot open database sqlite:.*: libsqlite3.so.0 could not be loaded: .*/libsqlite3.so.0: " <<<"$out" \

@@ -10,7 +10,7 @@ import Glibc
 /// docs/architecture.md "Libraries loaded on first use"): what a user sees when a library is
 /// missing or too old, and that a load runs once however many threads ask.
 final class LazyLibraryTests: XCTestCase {
-    /// A loader over `soname` and `symbols`, kept alive (the C struct points into it) for `body`.
+    /// A loader over `soname` and `symbols`; the C struct points into the memory this object owns.
     private final class Library {
         let names: [UnsafeMutablePointer<CChar>]
         let symbols: UnsafeMutablePointer<UnsafePointer<CChar>?>
