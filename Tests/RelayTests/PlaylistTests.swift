@@ -222,6 +222,11 @@ final class PlaylistTests: XCTestCase {
         XCTAssertNil(err("#EXT-X-BYTERANGE:1@\(max - 1)\n#EXTINF:2,\na.ts\n"))
         XCTAssertNil(err("#EXT-X-DISCONTINUITY-SEQUENCE:\(max - 1)\n#EXT-X-DISCONTINUITY\n#EXTINF:2,\na.ts\n"))
         XCTAssertNil(err("#EXT-X-PART:DURATION=0.5,URI=\"p.mp4\",BYTERANGE=\"1@\(max - 1)\"\n"))
+        // A range made by an embedder is held to the same bound, so its `end` cannot trap.
+        XCTAssertNil(ByteRange(offset: max, length: 1))
+        XCTAssertNil(ByteRange(offset: 1, length: max))
+        XCTAssertEqual(ByteRange(offset: max - 1, length: 1)?.end, max)
+        XCTAssertEqual(ByteRange(offset: max, length: nil)?.end, .some(nil))
     }
 
     /// RFC 3986 §5.4, every normal and abnormal example.

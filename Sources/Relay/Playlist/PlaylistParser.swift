@@ -143,9 +143,9 @@ struct PlaylistParser {
                     } else {
                         throw PlaylistError(line: br.line, "EXT-X-BYTERANGE without an offset, but the previous segment is not a sub-range of the same URI")
                     }
-                    let end = try Self.sum(offset, br.length, br.line, "byte range end")
-                    range = ByteRange(offset: offset, length: br.length)
-                    lastSegmentRange = (text, end)
+                    let r = try Self.range(offset, br.length, br.line, "byte range end")
+                    range = r
+                    lastSegmentRange = (text, offset + br.length)
                 } else {
                     lastSegmentRange = nil
                 }
@@ -200,8 +200,7 @@ struct PlaylistParser {
                 if let a = attrs.first(where: { $0.name == "BYTERANGE" }) {
                     guard a.quoted, let br = parseRange(a.value) else { throw PlaylistError(line: l.number, "EXT-X-MAP BYTERANGE must be a quoted '<n>[@<o>]'") }
                     // RFC 8216 gives no predecessor for a map's range: a missing offset means 0.
-                    _ = try Self.sum(br.offset ?? 0, br.length, l.number, "EXT-X-MAP byte range end")
-                    range = ByteRange(offset: br.offset ?? 0, length: br.length)
+                    range = try Self.range(br.offset ?? 0, br.length, l.number, "EXT-X-MAP byte range end")
                 }
                 guard let r = try uriAttribute(l, name, attr: "URI", kind: .map, required: true, range: range, sequence: nil) else { break }
                 waitingForSegment.append(refs.count)
@@ -233,8 +232,8 @@ struct PlaylistParser {
                     if let o = br.offset { offset = o } else if let last = lastPartRange, last.uri == uri.value { offset = last.end } else {
                         throw PlaylistError(line: l.number, "EXT-X-PART BYTERANGE without an offset, but the previous part is not a sub-range of the same URI")
                     }
-                    range = ByteRange(offset: offset, length: br.length)
-                    lastPartRange = (uri.value, try Self.sum(offset, br.length, l.number, "EXT-X-PART byte range end"))
+                    range = try Self.range(offset, br.length, l.number, "EXT-X-PART byte range end")
+                    lastPartRange = (uri.value, offset + br.length)
                 } else {
                     lastPartRange = nil
                 }
@@ -248,10 +247,9 @@ struct PlaylistParser {
                     var length: UInt64?
                     if let len = attrs.first(where: { $0.name == "BYTERANGE-LENGTH" }) {
                         guard !len.quoted, let v = UInt64(len.value) else { throw PlaylistError(line: l.number, "EXT-X-PRELOAD-HINT BYTERANGE-LENGTH must be a decimal integer") }
-                        _ = try Self.sum(start, v, l.number, "EXT-X-PRELOAD-HINT byte range end")
                         length = v
                     }
-                    range = ByteRange(offset: start, length: length)
+                    range = try Self.range(start, length, l.number, "EXT-X-PRELOAD-HINT byte range end")
                 }
                 if let r = try uriAttribute(l, name, attr: "URI", kind: .preloadHint, required: true, range: range, sequence: nil) { refs.append(r) }
             case "EXT-X-RENDITION-REPORT":
@@ -277,8 +275,18 @@ struct PlaylistParser {
     /// a + b, or the refusal naming `what` when the sum does not fit 64 bits.
     private static func sum(_ a: UInt64, _ b: UInt64, _ line: Int, _ what: String) throws(PlaylistError) -> UInt64 {
         let (s, overflow) = a.addingReportingOverflow(b)
-        if overflow { throw PlaylistError(line: line, "\(what) \(a) + \(b) exceeds 2^64 − 1") }
+        if overflow { throw Self.overflow(a, b, line, what) }
         return s
+    }
+
+    private static func overflow(_ a: UInt64, _ b: UInt64, _ line: Int, _ what: String) -> PlaylistError {
+        PlaylistError(line: line, "\(what) \(a) + \(b) exceeds 2^64 − 1")
+    }
+
+    /// A range whose end fits 2^64 − 1, or the line's error naming the sum that does not.
+    private static func range(_ offset: UInt64, _ length: UInt64?, _ line: Int, _ what: String) throws(PlaylistError) -> ByteRange {
+        guard let r = ByteRange(offset: offset, length: length) else { throw overflow(offset, length ?? 0, line, what) }
+        return r
     }
 
     /// The text after "#NAME:", or nil when the tag has no ':'.

@@ -23,13 +23,14 @@ public struct ByteRange: Hashable, Sendable, CustomStringConvertible {
     /// from `offset` to the end of the resource.
     public let length: UInt64?
 
-    public init(offset: UInt64, length: UInt64?) {
+    /// nil when the range would end past 2^64 − 1, so `end` never overflows.
+    public init?(offset: UInt64, length: UInt64?) {
+        if let length, offset.addingReportingOverflow(length).overflow { return nil }
         self.offset = offset
         self.length = length
     }
 
-    /// Exclusive end; nil when open-ended. Every range of a parsed playlist ends within
-    /// 2^64 − 1: the parser refuses one that would not.
+    /// Exclusive end; nil when open-ended.
     public var end: UInt64? { length.map { offset + $0 } }
 
     public var description: String { length.map { "\($0)@\(offset)" } ?? "\(offset)-" }
