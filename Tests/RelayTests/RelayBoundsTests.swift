@@ -61,7 +61,7 @@ final class RelayBoundsTests: XCTestCase {
     /// A live window that slides by one newly named segment per reload: before, every name
     /// ever listed stayed in the table (the 0.5 GB per reload at 10^6 segments).
     func testURLTableForgetsWhatSlidOutOfTheWindow() throws {
-        let counter = Counter()
+        let counter = Locked(0)
         let origin = try ScriptedOrigin { req in
             if req.path == "/live.m3u8" {
                 let k = counter.next()
@@ -134,7 +134,7 @@ final class RelayBoundsTests: XCTestCase {
         }
         // Released: the relay has parsed, checked and rewritten it (the observer hears of it
         // before the player gets its answer).
-        let done = StopFlag()
+        let done = Locked(false)
         let s = try RelaySession(origin: origin.url("index.m3u8"), observer: FlagObserver(done))
         defer { s.close() }
         let status = Locked(0)
@@ -142,9 +142,9 @@ final class RelayBoundsTests: XCTestCase {
         player.start()
         served.wait()
         var answeredMeanwhile = 0
-        for _ in 0..<50 where !done.isSet {
+        for _ in 0..<50 where !done.value {
             let f = try Curl.request("http://127.0.0.1:\(s.port)/elsewhere")
-            if f.status == 404, !done.isSet { answeredMeanwhile += 1 }
+            if f.status == 404, !done.value { answeredMeanwhile += 1 }
         }
         for _ in 0..<1500 where status.value == 0 { usleep(20_000) }
         XCTAssertEqual(status.value, 200)
@@ -248,15 +248,9 @@ final class RelayBoundsTests: XCTestCase {
 
 /// Sets its flag when a playlist is released.
 final class FlagObserver: RelayObserver, @unchecked Sendable {
-    let flag: StopFlag
-    init(_ flag: StopFlag) { self.flag = flag }
-    func received(_ event: ObjectEvent) { if event.kind == .playlist { flag.set() } }
-}
-
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var n = 0
-    func next() -> Int { lock.lock(); defer { n += 1; lock.unlock() }; return n }
+    let flag: Locked<Bool>
+    init(_ flag: Locked<Bool>) { self.flag = flag }
+    func received(_ event: ObjectEvent) { if event.kind == .playlist { flag.set(true) } }
 }
 
 /// Holds origin answers while closed; bounded so a failing test cannot hang the suite.

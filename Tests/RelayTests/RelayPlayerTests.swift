@@ -213,14 +213,14 @@ final class RelayLivePlayerTests: XCTestCase {
 
         let sealer = Sealer(source: plain, output: sealed, key: key)
         let done = Signal()
-        let stop = StopFlag()
+        let stop = Locked(false)
         let sealing = Thread {
-            _ = sealer.watch(interval: 0.1, log: { _ in }, shouldStop: { stop.isSet })
+            _ = sealer.watch(interval: 0.1, log: { _ in }, shouldStop: { stop.value })
             done.fire()
         }
         sealing.start()
         defer {
-            stop.set()
+            stop.set(true)
             done.wait()
         }
         let deadline = Date().addingTimeInterval(30)
@@ -255,11 +255,4 @@ final class RelayLivePlayerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(seen.count, 20, played.log)
         for p in seen { XCTAssertTrue(genuine.contains(p), "picture not in the stream: \(p)") }
     }
-}
-
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

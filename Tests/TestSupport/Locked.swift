@@ -8,5 +8,11 @@ public final class Locked<T>: @unchecked Sendable {
     public init(_ v: T) { self.v = v }
     public var value: T { lock.lock(); defer { lock.unlock() }; return v }
     public func set(_ new: T) { lock.lock(); v = new; lock.unlock() }
-    public func update(_ f: (inout T) -> Void) { lock.lock(); f(&v); lock.unlock() }
+    @discardableResult
+    public func update<R>(_ f: (inout T) throws -> R) rethrows -> R { lock.lock(); defer { lock.unlock() }; return try f(&v) }
+}
+
+extension Locked where T == Int {
+    /// The count before this call, then one more: 0, 1, 2… across threads.
+    public func next() -> Int { update { n in n += 1; return n - 1 } }
 }

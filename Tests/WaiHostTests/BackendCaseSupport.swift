@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import WaiHost
 @testable import WaiCore
 @testable import WaiEntropy
@@ -238,26 +239,16 @@ enum BackendCases {
         let cases = try concurrentConvolutions()
         let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
         let prepared = try cases.map { try plugin.prepare(unit: 0, graph: $0.graph) }
-        let results = ResultBox(count: cases.count)
+        let results = Locked<[Result<[TensorValue], Error>?]>(Array(repeating: nil, count: cases.count))
         DispatchQueue.concurrentPerform(iterations: cases.count) { k in
-            for _ in 0..<repeats { results.set(k, Result { try prepared[k].run(cases[k].inputs) }) }
+            for _ in 0..<repeats {
+                let r = Result { try prepared[k].run(cases[k].inputs) }
+                results.update { $0[k] = r }
+            }
         }
-        for k in cases.indices {
-            XCTAssertEqual(try results.get(k).map(\.values), expected[k].map(\.values), cases[k].name, file: file, line: line)
+        for (k, r) in results.value.enumerated() {
+            let got = try XCTUnwrap(r, "\(cases[k].name): no run finished", file: file, line: line)
+            XCTAssertEqual(try got.get().map(\.values), expected[k].map(\.values), cases[k].name, file: file, line: line)
         }
-    }
-}
-
-/// Results written by concurrent runs, read after they all finished.
-final class ResultBox: @unchecked Sendable {
-    struct NoResult: Error { let run: Int }
-    private let lock = NSLock()
-    private var results: [Result<[TensorValue], Error>?]
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ k: Int, _ r: Result<[TensorValue], Error>) { lock.lock(); results[k] = r; lock.unlock() }
-    func get(_ k: Int) throws -> [TensorValue] {
-        lock.lock(); defer { lock.unlock() }
-        guard let r = results[k] else { throw NoResult(run: k) }
-        return try r.get()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import WaiHost
 @testable import WaiCore
 @testable import WaiRuntime
@@ -66,25 +67,18 @@ final class ConcurrencyDefectTests: XCTestCase {
             try OpGraphs.inverseGDN(&rng, name: "gdn_\(k)", channels: 16, h: 64, w: 64)
         }
         let expected = try cases.map { try ReferenceInterpreter.run($0.graph, inputs: $0.inputs) }
-        let wrong = Counter()
+        let wrong = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: cases.count) { k in
             for _ in 0..<8 {
                 do {
                     let (got, report) = try host.run(cases[k].graph, inputs: cases[k].inputs, on: .backend(row.backend))
-                    if report.backend != row.backend || got != expected[k] { wrong.add("\(cases[k].name) on \(report.backend): " + (got == expected[k] ? "exact" : "differs")) }
+                    if report.backend != row.backend || got != expected[k] { wrong.update { $0.append("\(cases[k].name) on \(report.backend): " + (got == expected[k] ? "exact" : "differs")) } }
                 } catch {
-                    wrong.add("\(cases[k].name): \(error)")
+                    wrong.update { $0.append("\(cases[k].name): \(error)") }
                 }
             }
         }
-        XCTAssertEqual(wrong.all, [], "every run on the unit exact and on that unit")
-    }
-
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [String] = []
-        func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+        XCTAssertEqual(wrong.value, [], "every run on the unit exact and on that unit")
     }
 }
 
@@ -92,25 +86,18 @@ final class ConcurrencyDefectTests: XCTestCase {
 /// server, for tests about timing-dependent behaviour (never to assert a time).
 enum Spinners {
     static func whileBusy<T>(_ body: () throws -> T) rethrows -> T {
-        let stop = Flag()
+        let stop = Locked(false)
         let group = DispatchGroup()
         for _ in 0..<max(ProcessInfo.processInfo.activeProcessorCount, 1) {
             group.enter()
             Thread.detachNewThread {
                 var x: UInt64 = 1
-                while !stop.isSet { for _ in 0..<10_000 { x = x &* 6364136223846793005 &+ 1442695040888963407 } }
+                while !stop.value { for _ in 0..<10_000 { x = x &* 6364136223846793005 &+ 1442695040888963407 } }
                 if x == 0 { print("") }   // keeps the loop from being optimised away
                 group.leave()
             }
         }
-        defer { stop.set(); group.wait() }
+        defer { stop.set(true); group.wait() }
         return try body()
-    }
-
-    private final class Flag: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = false
-        func set() { lock.lock(); value = true; lock.unlock() }
-        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
     }
 }

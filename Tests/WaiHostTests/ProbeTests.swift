@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import WaiHost
 @testable import WaiCore
 @testable import WaiEntropy
@@ -283,7 +284,7 @@ final class ProbeTests: XCTestCase {
         let slow = ClosureUnit { _, _ in usleep(UInt32(WorkerTiming.budget * 1.2e6)); return expected }
         XCTAssertEqual(try WorkerTiming.measure(slow, c, expected: expected).runs, 1)
 
-        let runs = Counter()
+        let runs = Locked(0)
         let wrongLater = ClosureUnit { _, _ in
             var out = expected
             if runs.next() >= 3 { out[0].values[5] &+= 1 }   // right while warming up, wrong once timed
@@ -305,18 +306,18 @@ final class ProbeTests: XCTestCase {
     func testUnitsAreTimedInTurnsAndAWrongOneLeavesTheOthersTimed() throws {
         let c = try ProbeSuite.calibration()
         let expected = try ReferenceInterpreter.run(c.graph, inputs: c.inputs)
-        let calls = Log()
-        let runsOfUnit1 = Counter()
+        let calls = Locked<[Int]>([])
+        let runsOfUnit1 = Locked(0)
         let units: [any GraphUnit] = (0..<3).map { u in
             ClosureUnit { _, _ in
-                calls.append(u)
+                calls.update { $0.append(u) }
                 var out = expected
                 if u == 1 && runsOfUnit1.next() == 3 { out[0].values[7] &+= 1 }   // its third timed run
                 return out
             }
         }
         let results = WorkerTiming.measure(units, c, expected: expected)
-        let order = calls.all
+        let order = calls.value
         XCTAssertEqual(Array(order.prefix(9)), [0, 1, 2, 0, 1, 2, 0, 1, 2], "warm-ups, then one run each per round")
         XCTAssertEqual(order.filter { $0 == 1 }.count, 4, "unit 1 stops at its wrong run")
         guard case .failure(let error) = results[1], let wrong = error as? WorkerTiming.Wrong else {
@@ -342,7 +343,7 @@ final class ProbeTests: XCTestCase {
         let results = WorkerTiming.measure([crashing, bystander], c, expected: expected)
         XCTAssertThrowsError(try results[0].get())
         XCTAssertGreaterThanOrEqual(try results[1].get().runs, 3)
-        XCTAssertEqual(bystander.prepares.all.count, 2, "prepared once, then again after the worker died")
+        XCTAssertEqual(bystander.prepares.value.count, 2, "prepared once, then again after the worker died")
     }
 
     /// A fake plugin worker: graphs prepared in it are usable while its generation lasts.
@@ -357,13 +358,13 @@ final class ProbeTests: XCTestCase {
         let worker: SharedWorker
         let expected: [TensorValue]
         let crashOnRun: Int?
-        let runs = Counter()
-        let prepares = Log()
+        let runs = Locked(0)
+        let prepares = Locked<[Int]>([])
         init(worker: SharedWorker, expected: [TensorValue], crashOnRun: Int?) {
             self.worker = worker; self.expected = expected; self.crashOnRun = crashOnRun
         }
         func prepare(_ graph: IntegerGraph) throws -> any PreparedGraphRun {
-            prepares.append(worker.current)
+            prepares.update { $0.append(worker.current) }
             return Prepared(unit: self, generation: worker.current)
         }
         final class Prepared: PreparedGraphRun, @unchecked Sendable {
@@ -380,19 +381,6 @@ final class ProbeTests: XCTestCase {
                 return unit.expected
             }
         }
-    }
-
-    private final class Log: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [Int] = []
-        func append(_ i: Int) { lock.lock(); items.append(i); lock.unlock() }
-        var all: [Int] { lock.lock(); defer { lock.unlock() }; return items }
-    }
-
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var n = 0
-        func next() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n - 1 }
     }
 
     // MARK: - cache
