@@ -4,6 +4,7 @@
 // interval. Every report sent is checked by the collector's own parser (CMCDParser).
 import Foundation
 import XCTest
+import TestSupport
 @testable import Audit
 import Relay
 
@@ -84,22 +85,22 @@ final class CMCDSenderTests: XCTestCase {
     }
 
     func testPlayStatesOnRealChangesAndTimeIntervalReports() throws {
-        let lines = CMCDLines()
-        let events = CMCDEvents(sessionId: "s1", startMs: AuditChain.nowMs(), intervalSeconds: 0.02) { lines.add($0) }
+        let lines = Locked<[CMCDEvent]>([])
+        let events = CMCDEvents(sessionId: "s1", startMs: AuditChain.nowMs(), intervalSeconds: 0.02) { lines.append($0) }
         events.playState(.starting)
         events.playState(.playing)
         events.playState(.playing)
         var ticks = 0
-        for _ in 0..<1000 where ticks < 3 { ticks = lines.all.filter { $0.type == "t" }.count; usleep(10_000) }
+        for _ in 0..<1000 where ticks < 3 { ticks = lines.value.filter { $0.type == "t" }.count; usleep(10_000) }
         XCTAssertGreaterThanOrEqual(ticks, 3, "t reports at the interval")
         events.playState(.ended)
-        let after = lines.all.count
+        let after = lines.value.count
         usleep(100_000)
-        XCTAssertEqual(lines.all.count, after, "nothing after ended")
-        let ps = lines.all.filter { $0.type == "ps" }
+        XCTAssertEqual(lines.value.count, after, "nothing after ended")
+        let ps = lines.value.filter { $0.type == "ps" }
         XCTAssertEqual(ps.map { $0.keys["sta"] }, [.token("s"), .token("p"), .token("e")], "the repeated playing is not a change")
-        XCTAssertEqual(lines.all.filter { $0.keys["msd"] != nil }.count, 1)
-        let body = lines.all.enumerated().map { $1.line(sn: Int64($0)) }.joined(separator: "\n")
-        XCTAssertEqual(try CMCDParser.parseEventBody(Array(body.utf8)).count, lines.all.count)
+        XCTAssertEqual(lines.value.filter { $0.keys["msd"] != nil }.count, 1)
+        let body = lines.value.enumerated().map { $1.line(sn: Int64($0)) }.joined(separator: "\n")
+        XCTAssertEqual(try CMCDParser.parseEventBody(Array(body.utf8)).count, lines.value.count)
     }
 }

@@ -47,16 +47,16 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(collector.postCount, 0)
 
         // Second run: the spool is scanned at start; three 503s, then the acknowledgement.
-        let events = EventLog()
+        let events = Locked<[AuditDelivery.Event]>([])
         let second = AuditDelivery(collector: collector.base + "/", owner: Fixture.owner.publicKey,
-                                   spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast) { events.add($0) }
+                                   spool: try AuditSpool(root: dir.path, owner: Fixture.owner.publicKey), backoff: fast) { events.append($0) }
         second.start()
         defer { second.stop() }
-        XCTAssertTrue(second.waitUntilDelivered(seconds: 120), "not delivered: \(events.all)")
+        XCTAssertTrue(second.waitUntilDelivered(seconds: 120), "not delivered: \(events.value)")
         XCTAssertEqual(collector.stored[chain.sessionId], bytes)
         XCTAssertEqual(collector.postCount, 4)
         XCTAssertEqual(second.spool.pending(), [])
-        let all = events.all
+        let all = events.value
         XCTAssertEqual(all.count, 4)
         XCTAssertEqual(all.last, .delivered(sessionId: chain.sessionId, status: .stored))
         for (i, e) in all.dropLast().enumerated() {
@@ -99,9 +99,3 @@ final class DeliveryTests: XCTestCase {
     }
 }
 
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [AuditDelivery.Event] = []
-    func add(_ e: AuditDelivery.Event) { lock.lock(); list.append(e); lock.unlock() }
-    var all: [AuditDelivery.Event] { lock.lock(); defer { lock.unlock() }; return list }
-}

@@ -30,17 +30,17 @@ final class EvidenceCustodyTests: XCTestCase {
         // same way: the temporary file cannot be written).
         try FileManager.default.removeItem(atPath: spool.directory)
         XCTAssertTrue(FileManager.default.createFile(atPath: spool.directory, contents: Data()))
-        let events = EventLog()
+        let events = Locked<[AuditDelivery.Event]>([])
         let down = try TestCollector(failures: 2)
-        let d = AuditDelivery(collector: down.base, owner: Fixture.owner.publicKey, spool: spool, backoff: fast) { events.add($0) }
+        let d = AuditDelivery(collector: down.base, owner: Fixture.owner.publicKey, spool: spool, backoff: fast) { events.append($0) }
         XCTAssertFalse(d.submit(chain.bundle.encoded(), sessionId: chain.sessionId))
         XCTAssertEqual(d.heldInMemory, [chain.sessionId])
-        guard case .heldInMemory(let id, let reason)? = events.all.first else { return XCTFail("\(events.all)") }
+        guard case .heldInMemory(let id, let reason)? = events.value.first else { return XCTFail("\(events.value)") }
         XCTAssertEqual(id, chain.sessionId)
         XCTAssertTrue(reason.contains("audit spool"), reason)
         d.start()
         defer { d.stop() }
-        XCTAssertTrue(d.waitUntilDelivered(seconds: 60), "\(events.all)")
+        XCTAssertTrue(d.waitUntilDelivered(seconds: 60), "\(events.value)")
         XCTAssertEqual(down.stored[chain.sessionId], chain.bundle.encoded(), "delivered from memory, through two 503s")
         XCTAssertEqual(d.heldInMemory, [])
     }
@@ -78,8 +78,8 @@ final class EvidenceCustodyTests: XCTestCase {
         try spoolB.store(b.bundle.encoded(), sessionId: b.sessionId)
 
         let collectorB = try TestCollector(failures: 0)
-        let events = EventLog()
-        let d = AuditDelivery(collector: collectorB.base, owner: Fixture.owner.publicKey, spool: spoolB, backoff: fast) { events.add($0) }
+        let events = Locked<[AuditDelivery.Event]>([])
+        let d = AuditDelivery(collector: collectorB.base, owner: Fixture.owner.publicKey, spool: spoolB, backoff: fast) { events.append($0) }
         XCTAssertEqual(try d.deliver(sessionId: b.sessionId), .stored)
         XCTAssertThrowsError(try d.deliver(sessionId: m.sessionId)) {
             XCTAssertEqual($0 as? DeliveryError, .notThisOwner(sessionId: m.sessionId, owner: Fixture.owner.publicKey.hex))

@@ -14,9 +14,9 @@ final class RecorderTests: XCTestCase {
         let made = try FFmpeg.makeStream(in: dir.path, seconds: 3)
         XCTAssertEqual(made.status, 0, made.stderrText)
         let origin = try FolderOrigin(root: dir.path)
-        let lines = CMCDLines()
+        let lines = Locked<[CMCDEvent]>([])
         let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey,
-                                         cmcdIntervalSeconds: nil) { lines.add($0) }
+                                         cmcdIntervalSeconds: nil) { lines.append($0) }
         let session = try RelaySession(origin: origin.url("index.m3u8"), observer: recorder)
         let played = try FFmpeg.play(session.playerURL)
         XCTAssertEqual(played.status, 0, played.stderrText)
@@ -48,7 +48,7 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(v.adClaims, [])
         // CMCD event mode (docs/collector.md §CMCD rules): starting, playing, ended; a response
         // received for each fetch; msd once, on playing. Each report passes the collector's checks.
-        let sent = lines.all
+        let sent = lines.value
         XCTAssertEqual(sent.filter { $0.type == "ps" }.map { $0.keys["sta"] }, [.token("s"), .token("p"), .token("e")])
         XCTAssertEqual(sent.filter { $0.type == "rr" }.compactMap { $0.keys["url"] },
                        ([origin.url("index.m3u8")] + segmentNames.map { origin.url($0) }).map { .string($0) })
@@ -152,9 +152,9 @@ extension RecorderTests {
         try Data("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4.0,\na.ts\n#EXTINF:4.0,\nmissing.ts\n#EXTINF:4.0,\nhttp://127.0.0.1:1/b.ts\n#EXT-X-ENDLIST\n".utf8)
             .write(to: URL(fileURLWithPath: dir.path + "/index.m3u8"))
         let origin = try FolderOrigin(root: dir.path)
-        let lines = CMCDLines()
+        let lines = Locked<[CMCDEvent]>([])
         let recorder = try AuditRecorder(installationKey: Fixture.installation, owner: Fixture.owner.publicKey,
-                                         cmcdIntervalSeconds: nil) { lines.add($0) }
+                                         cmcdIntervalSeconds: nil) { lines.append($0) }
         let session = try RelaySession(origin: origin.url("index.m3u8"), observer: recorder)
         let client = OriginClient()
         let rewritten = try Playlist.parse(try client.fetch(session.playerURL).body)
@@ -165,7 +165,7 @@ extension RecorderTests {
         session.close()
         _ = try recorder.finish()
 
-        let sent = lines.all
+        let sent = lines.value
         let rr = sent.filter { $0.type == "rr" }
         XCTAssertEqual(rr.compactMap { $0.keys["url"] }, [origin.url("index.m3u8"), origin.url("a.ts"), origin.url("missing.ts")].map { .string($0) })
         XCTAssertEqual(rr.map { $0.keys["ot"] }, [.token("m"), nil, nil])
@@ -185,9 +185,3 @@ extension RecorderTests {
     }
 }
 
-final class CMCDLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [CMCDEvent] = []
-    func add(_ l: CMCDEvent) { lock.lock(); list.append(l); lock.unlock() }
-    var all: [CMCDEvent] { lock.lock(); defer { lock.unlock() }; return list }
-}

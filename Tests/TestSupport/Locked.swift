@@ -12,6 +12,10 @@ public final class Locked<T>: @unchecked Sendable {
     public func update<R>(_ f: (inout T) throws -> R) rethrows -> R { lock.lock(); defer { lock.unlock() }; return try f(&v) }
 }
 
+extension Locked where T: RangeReplaceableCollection {
+    public func append(_ element: T.Element) { update { $0.append(element) } }
+}
+
 extension Locked where T == Int {
     /// The count before this call, then one more: 0, 1, 2… across threads.
     public func next() -> Int { update { n in n += 1; return n - 1 } }

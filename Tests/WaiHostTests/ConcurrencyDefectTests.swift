@@ -72,9 +72,9 @@ final class ConcurrencyDefectTests: XCTestCase {
             for _ in 0..<8 {
                 do {
                     let (got, report) = try host.run(cases[k].graph, inputs: cases[k].inputs, on: .backend(row.backend))
-                    if report.backend != row.backend || got != expected[k] { wrong.update { $0.append("\(cases[k].name) on \(report.backend): " + (got == expected[k] ? "exact" : "differs")) } }
+                    if report.backend != row.backend || got != expected[k] { wrong.append("\(cases[k].name) on \(report.backend): " + (got == expected[k] ? "exact" : "differs")) }
                 } catch {
-                    wrong.update { $0.append("\(cases[k].name): \(error)") }
+                    wrong.append("\(cases[k].name): \(error)")
                 }
             }
         }

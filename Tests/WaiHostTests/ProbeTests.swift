@@ -310,7 +310,7 @@ final class ProbeTests: XCTestCase {
         let runsOfUnit1 = Locked(0)
         let units: [any GraphUnit] = (0..<3).map { u in
             ClosureUnit { _, _ in
-                calls.update { $0.append(u) }
+                calls.append(u)
                 var out = expected
                 if u == 1 && runsOfUnit1.next() == 3 { out[0].values[7] &+= 1 }   // its third timed run
                 return out
@@ -337,7 +337,7 @@ final class ProbeTests: XCTestCase {
     func testAUnitWhoseGraphWentWithASharedWorkerIsPreparedAgain() throws {
         let c = try ProbeSuite.calibration()
         let expected = try ReferenceInterpreter.run(c.graph, inputs: c.inputs)
-        let worker = SharedWorker()
+        let worker = Locked(0)   // the shared worker's generation
         let crashing = SharedWorkerUnit(worker: worker, expected: expected, crashOnRun: 2)
         let bystander = SharedWorkerUnit(worker: worker, expected: expected, crashOnRun: nil)
         let results = WorkerTiming.measure([crashing, bystander], c, expected: expected)
@@ -346,36 +346,30 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(bystander.prepares.value.count, 2, "prepared once, then again after the worker died")
     }
 
-    /// A fake plugin worker: graphs prepared in it are usable while its generation lasts.
-    private final class SharedWorker: @unchecked Sendable {
-        private let lock = NSLock()
-        private var generation = 0
-        var current: Int { lock.lock(); defer { lock.unlock() }; return generation }
-        func die() { lock.lock(); generation += 1; lock.unlock() }
-    }
-
     private final class SharedWorkerUnit: GraphUnit, @unchecked Sendable {
-        let worker: SharedWorker
+        /// The generation of the fake plugin worker the units share: one more each time it
+        /// dies; graphs prepared in it are usable while their generation lasts.
+        let worker: Locked<Int>
         let expected: [TensorValue]
         let crashOnRun: Int?
         let runs = Locked(0)
         let prepares = Locked<[Int]>([])
-        init(worker: SharedWorker, expected: [TensorValue], crashOnRun: Int?) {
+        init(worker: Locked<Int>, expected: [TensorValue], crashOnRun: Int?) {
             self.worker = worker; self.expected = expected; self.crashOnRun = crashOnRun
         }
         func prepare(_ graph: IntegerGraph) throws -> any PreparedGraphRun {
-            prepares.update { $0.append(worker.current) }
-            return Prepared(unit: self, generation: worker.current)
+            prepares.append(worker.value)
+            return Prepared(unit: self, generation: worker.value)
         }
         final class Prepared: PreparedGraphRun, @unchecked Sendable {
             let unit: SharedWorkerUnit
             let generation: Int
             init(unit: SharedWorkerUnit, generation: Int) { self.unit = unit; self.generation = generation }
-            var isUsable: Bool { unit.worker.current == generation }
+            var isUsable: Bool { unit.worker.value == generation }
             func run(_ inputs: [TensorValue]) throws -> [TensorValue] {
                 guard isUsable else { throw WorkerError.refused("the worker died") }
                 if unit.runs.next() == unit.crashOnRun {
-                    unit.worker.die()
+                    unit.worker.update { $0 += 1 }   // the worker dies
                     throw WorkerError.refused("crashed (signal 11)")
                 }
                 return unit.expected

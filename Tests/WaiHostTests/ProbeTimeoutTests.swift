@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import WaiHost
 @testable import WaiRuntime
 @testable import WaiCapabilities
@@ -22,7 +23,7 @@ final class ProbeTimeoutTests: XCTestCase {
         try XCTUnwrap(r.units.first { $0.backend == IsoBackend.hang.name }, "no row in \(r.units.map(\.backend))")
     }
 
-    private func probe(_ f: IsoFixture, limit: Double? = nil, lines: Lines? = nil) throws -> UnitProbeRecord {
+    private func probe(_ f: IsoFixture, limit: Double? = nil, lines: Locked<[String]>? = nil) throws -> UnitProbeRecord {
         var c = try f.configuration()
         if let limit { c.probeTimeout = limit }
         return try hangRow(try BackendHost(configuration: c).probe(progress: { lines?.append($0) }))
@@ -65,15 +66,15 @@ final class ProbeTimeoutTests: XCTestCase {
             XCTAssertEqual(r.timeout?.attempt, attempt)
             XCTAssertEqual(r.timeout?.retry, attempt < ProbeTimeout.limit ? .nextProbe : .never)
         }
-        let lines = Lines()
+        let lines = Locked<[String]>([])
         let after = try probe(f, limit: Self.shortLimit, lines: lines)
         XCTAssertEqual(after.state, .rejected)
         XCTAssertTrue(after.cached, "the final time-out comes from the cache")
         XCTAssertEqual(after.timeout?.attempt, ProbeTimeout.limit)
         XCTAssertEqual(after.timeout?.retry, .never)
         XCTAssertTrue(after.reason.contains("not probed again until 'waihost probe --fresh'"), after.reason)
-        XCTAssertFalse(lines.all.contains { $0.hasPrefix("probing isohang") },
-                       "the unit was not probed: \(lines.all)")
+        XCTAssertFalse(lines.value.contains { $0.hasPrefix("probing isohang") },
+                       "the unit was not probed: \(lines.value)")
     }
 
     /// A driver building its program in the first graph_prepare (iso_slowprep sleeps 10 s
@@ -143,10 +144,3 @@ final class ProbeTimeoutTests: XCTestCase {
     }
 }
 
-/// Progress lines, which arrive from the probe's threads.
-private final class Lines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
-}

@@ -143,8 +143,7 @@ struct PlaylistParser {
                     } else {
                         throw PlaylistError(line: br.line, "EXT-X-BYTERANGE without an offset, but the previous segment is not a sub-range of the same URI")
                     }
-                    let r = try Self.range(offset, br.length, br.line, "byte range end")
-                    range = r
+                    range = try Self.range(offset, br.length, br.line, "byte range end")
                     lastSegmentRange = (text, offset + br.length)
                 } else {
                     lastSegmentRange = nil
