@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 out=.build/bench-entropy
 mkdir -p "$out/modules"
 rm -f "$out"/*.o
-# The lane decoder's vector loop and the ISA detection it is chosen by: C, as SwiftPM builds them.
+# The lane decoder's C loops and the ISA detection they are chosen by: C, as SwiftPM builds them.
 for m in EntropyKernels RegionKernels; do
   hdr=$(ls "$PWD/Sources/$m/include/"*.h)
   mkdir -p "$out/modules/$m"

@@ -8,67 +8,23 @@
  * scalar code that mirrors the Swift decoder's slow paths, refusing (return 1) wherever
  * that decoder would throw.
  */
-#include "entropy_kernels.h"
+#include "rans_lanes_common.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
 #define T5 __attribute__((target("avx512f,avx512bw,avx512vl")))
 
-enum { LOWER = 1u << 23, NIBBLE_MAX = 9 };
-
-/* The gathers index a table's fields as words 8t + k (entropy_kernels.h). */
-_Static_assert(sizeof(wai_rans_table) == 8 * sizeof(int32_t), "wai_rans_table is 8 words");
-
-/* Renormalises one lane's state from its bytes (§4), bounds-checked; 0 when it ran out. */
-static inline int renorm(uint32_t *x, int64_t *at, int64_t end, const uint8_t *bytes) {
-    while (*x < LOWER) {
-        if (*at >= end) return 0;
-        *x = (*x << 8) | bytes[(*at)++];
-    }
-    return 1;
-}
-
-/* The bypass nibbles after an escape (§3); 0 where the Swift decoder throws. */
-static int escaped(uint32_t *x, int64_t *at, int64_t end, const uint8_t *bytes, int64_t lo, int64_t hi,
-                   int32_t *value) {
-    uint32_t g = *x & 0xF;
-    *x >>= 4;
-    if (!renorm(x, at, end, bytes)) return 0;
-    const uint32_t n = g;
-    if (n > NIBBLE_MAX) return 0;
-    uint64_t rank = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        g = *x & 0xF;
-        *x >>= 4;
-        if (!renorm(x, at, end, bytes)) return 0;
-        if (k == 0 && g == 0) return 0;          /* non-minimal */
-        rank = (rank << 4) | g;
-    }
-    const int64_t half = (int64_t)(rank >> 1);
-    const int64_t v = (rank & 1) == 0 ? hi + 1 + half : lo - 1 - half;
-    if (v < INT32_MIN || v > INT32_MAX) return 0;
-    *value = (int32_t)v;
-    return 1;
-}
+enum { LOWER = WAI_RANS_LOWER };
 
 T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n) {
     if (n < 1 || n > 16 || first < 0 || job->lane_count < 1) return 1;
-    const uint8_t *bytes = job->bytes;
-    const int64_t count = job->count, lanes = job->lane_count;
     uint32_t xs[16];
     int32_t ats[16], ends[16];
-    for (int j = 0; j < 16; j++) {
-        xs[j] = LOWER; ats[j] = 0; ends[j] = 0;
-        if (j >= n) continue;
-        const int64_t b = job->lanes[first + j].begin, e = job->lanes[first + j].end;
-        /* 32-bit byte offsets in the gathers; a stream this long takes the Swift decoder. */
-        if (e > INT32_MAX - 8 || e - b < 4) return 1;
-        const uint32_t x = (uint32_t)bytes[b] | (uint32_t)bytes[b + 1] << 8 | (uint32_t)bytes[b + 2] << 16
-                         | (uint32_t)bytes[b + 3] << 24;
-        if (x < LOWER || x >= (uint32_t)LOWER << 8) return 1;
-        xs[j] = x; ats[j] = (int32_t)(b + 4); ends[j] = (int32_t)e;
-    }
+    for (int j = 0; j < 16; j++) { xs[j] = LOWER; ats[j] = 0; ends[j] = 0; }
+    if (!wai_rans_lanes_begin(job, first, n, xs, ats, ends)) return 1;
+    const uint8_t *bytes = job->bytes;
+    const int64_t count = job->count, lanes = job->lane_count;
     __m512i x = _mm512_loadu_si512(xs), at = _mm512_loadu_si512(ats);
     const __m512i end = _mm512_loadu_si512(ends);
     const __m512i one = _mm512_set1_epi32(1), four = _mm512_set1_epi32(4), lower = _mm512_set1_epi32(LOWER);
@@ -78,8 +34,7 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
     const int32_t *words = (const int32_t *)job->tables;
     enum { META = 0, CDF_BASE = 1, LOOKUP_BASE = 2, OFFSET = 3 };
     const __mmask16 active = (__mmask16)((1u << n) - 1);
-    const int64_t rounds = count > first ? (count - first - 1) / lanes + 1 : 0;
-    const int64_t full = count >= first + n ? (count - first - n) / lanes + 1 : 0;
+    const int64_t rounds = wai_rans_rounds(job, first), full = wai_rans_full_rounds(job, first, n);
 
     for (int64_t t = 0; t < rounds; t++) {
         const int64_t base = t * lanes + first;
@@ -138,11 +93,11 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
                 const int bit = 1 << j;
                 uint32_t xj = xs[j];
                 int64_t aj = ats[j];
-                if ((slow & bit) && !renorm(&xj, &aj, ends[j], bytes)) return 1;
+                if ((slow & bit) && !wai_rans_renorm(&xj, &aj, ends[j], bytes)) return 1;
                 if (isesc & bit) {
                     const int32_t table = job->selection[base + j];
-                    if (!escaped(&xj, &aj, ends[j], bytes, job->tables[table].lowest, job->tables[table].highest,
-                                 &job->out[base + j]))
+                    if (!wai_rans_escaped(&xj, &aj, ends[j], bytes, job->tables[table].lowest,
+                                          job->tables[table].highest, &job->out[base + j]))
                         return 1;
                 }
                 xs[j] = xj; ats[j] = (int32_t)aj;
@@ -153,9 +108,7 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
     }
     _mm512_storeu_si512(xs, x);
     _mm512_storeu_si512(ats, at);
-    for (int j = 0; j < n; j++)
-        if (ats[j] != ends[j] || xs[j] != LOWER) return 1;
-    return 0;
+    return wai_rans_lanes_finished(n, xs, ats, ends) ? 0 : 1;
 }
 
 #else

@@ -32,12 +32,19 @@ final class RansLaneTests: XCTestCase {
         }
     }
 
-    /// The AVX-512 loop (EntropyKernels) decodes every valid stream by itself — escapes
-    /// (15 % of these values), every precision from 1 to 16, lanes in their last 4 bytes,
-    /// partial vectors — to the Swift loop's values; the Swift loop is not quietly doing its
-    /// work. On damaged streams the answer (values or the error's text) is the Swift loop's.
-    func testTheVectorLoopDecodesAsTheSwiftLoop() throws {
-        guard RansLaneDecoder.vectorAvailable else { throw XCTSkip("no AVX-512 on this CPU: the Swift loop decodes alone") }
+    /// Each C loop this CPU runs (EntropyKernels: the portable one everywhere, the AVX-512
+    /// one where the CPU has it) decodes every valid stream by itself — escapes (15 % of
+    /// these values), every precision from 1 to 16, lanes in their last 4 bytes, partial
+    /// rounds, groups of 1 to 32 lanes — to the Swift loop's values; the Swift loop is not
+    /// quietly doing its work. On damaged streams the answer (values or the error's text) is
+    /// the Swift loop's.
+    func testTheCLoopsDecodeAsTheSwiftLoop() throws {
+        let kernels = RansLaneDecoder.Kernel.allCases.filter(\.available)
+        XCTAssertTrue(kernels.contains(.portable))
+        for kernel in kernels { try checkLoop(kernel) }
+    }
+
+    private func checkLoop(_ kernel: RansLaneDecoder.Kernel) throws {
         var rng = SplitMix64(seed: 24)
         let precisions = [1, 2, 4, 7, 12, 13, 15, 16]
         let tables = try precisions.enumerated().map { i, p in try randomTable(&rng, precision: p, symbolCount: min(1 << p, [1, 3, 5, 40, 300, 9, 1000, 257][i])) }
@@ -47,10 +54,10 @@ final class RansLaneTests: XCTestCase {
             let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
             for lanes in [1, 3, 8, 15, 16, 17, 31, 32] {
                 let stream = encode(values, selection, tables, lanes: lanes)
-                let label = "count \(count), \(lanes) lanes"
+                let label = "\(kernel), count \(count), \(lanes) lanes"
                 for threads in [1, 2] {
                     XCTAssertEqual(try RansLaneDecoder.decode(stream, count: count, tables: set, selection: selection,
-                                                              threads: threads, path: .vectorOnly), values, "\(label), \(threads) threads")
+                                                              threads: threads, path: .only(kernel)), values, "\(label), \(threads) threads")
                 }
                 guard count > 0 else { continue }
                 for _ in 0..<6 {
@@ -62,6 +69,11 @@ final class RansLaneTests: XCTestCase {
                         catch { return "error: \(error)" }
                     }
                     XCTAssertEqual(answer(.best), answer(.swift), "\(label), byte \(at) damaged")
+                    // Alone, the loop either gives the stream up or decodes the Swift loop's values.
+                    if let mine = try? RansLaneDecoder.decode(bad, count: count, tables: set, selection: selection, threads: 2,
+                                                              path: .only(kernel)) {
+                        XCTAssertEqual("\(mine)", answer(.swift), "\(label), byte \(at) damaged: the loop decided alone")
+                    }
                 }
             }
         }

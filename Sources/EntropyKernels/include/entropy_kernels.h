@@ -1,13 +1,13 @@
 /*
- * entropy_kernels.h — the lane-stream decoder's vector loop (docs/entropy-coding.md §8.4):
- * 16 lanes of a lane stream decoded side by side in one AVX-512 register each step, one
- * vector element per lane. Host code, never a plugin's. The Swift decoder (RansLaneDecoder)
- * stays the definition: this loop only takes the common path — a direct symbol, at least
- * 4 bytes left in the lane — and does rarer steps (an escape, a lane's last bytes) lane by
- * lane; anything it does not accept (a truncated lane, a bad bypass, trailing bytes, a
- * final state other than L) makes it return nonzero, and the caller decodes those lanes
- * again with the Swift decoder, which names the error. So it never decides an error, and
- * where it returns 0 its values are the Swift decoder's.
+ * entropy_kernels.h — the lane-stream decoder's C loops (docs/entropy-coding.md §8.4): an
+ * AVX-512 one, 16 lanes of a lane stream decoded side by side, one vector element per lane,
+ * and a portable one, up to 32 lanes in phases. Host code, never a plugin's. The Swift
+ * decoder (RansLaneDecoder) stays the definition: the loops decode what it decodes, and do
+ * rarer steps (an escape, a lane's last bytes) lane by lane in scalar code that follows its
+ * slow paths; anything they do not accept (a truncated lane, a bad bypass, trailing bytes, a
+ * final state other than L) makes them return nonzero, and the caller decodes those lanes
+ * again with the Swift decoder, which names the error. So they never decide an error, and
+ * where they return 0 their values are the Swift decoder's.
  */
 #ifndef WAI_ENTROPY_KERNELS_H
 #define WAI_ENTROPY_KERNELS_H
@@ -48,5 +48,11 @@ typedef struct wai_rans_lane_job {
  * every one decoded and passed its final-state check, nonzero otherwise (see above). Only
  * on a CPU with AVX-512 F and BW (wai_region_best_isa() == WAI_REGION_ISA_AVX512). */
 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n);
+
+/* The most lanes the portable loop takes at once: every lane of a stream (§8.3 caps them). */
+enum { WAI_RANS_PORTABLE_LANES = 32 };
+
+/* As wai_rans_lanes_decode_avx512, for n ≤ WAI_RANS_PORTABLE_LANES lanes, on any CPU. */
+int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n);
 
 #endif

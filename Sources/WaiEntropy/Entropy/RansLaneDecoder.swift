@@ -4,16 +4,15 @@ import RegionKernels
 /// Decoder of a lane stream (docs/entropy-coding.md §8): the lanes are independent §5
 /// streams, so groups of lanes are decoded on separate threads, and inside a group the
 /// lanes' symbol steps are interleaved, which gives the core independent dependency chains
-/// instead of one (Giesen, "Interleaved entropy coders", 2014). On a CPU with AVX-512 a group
-/// is 16 lanes, one vector element each (EntropyKernels), when it has at least 9 of them;
-/// else 8, interleaved in Swift.
+/// instead of one (Giesen, "Interleaved entropy coders", 2014). A group goes to a C loop
+/// (EntropyKernels): on a CPU with AVX-512, when it has at least 9 lanes, the vector loop,
+/// one lane per vector element; else the portable loop. The Swift loop below is the
+/// definition, and decodes again any group a C loop gives up, naming the error.
 public enum RansLaneDecoder {
-    /// Lanes decoded together, interleaved, on one thread, by the Swift loop.
-    static let groupSize = 8
     /// Lanes of one vector of the AVX-512 loop.
     static let vectorGroupSize = 16
     /// The vector loop takes a group of at least this many lanes; a smaller one (a low-rate
-    /// stream has few lanes, §8.3) is the Swift loop's. A round costs the vector loop its
+    /// stream has few lanes, §8.3) is the portable loop's. A round costs the vector loop its
     /// chain of gathers however few elements are live: on the Zen 4 machine it overtook the
     /// Swift loop between 8 and 9 lanes, and with 1 or 2 it ran at a quarter of its speed
     /// (docs/entropy-coding.md §8.4).
@@ -21,12 +20,46 @@ public enum RansLaneDecoder {
     /// Below this many values, threads cost more than they save.
     static let parallelThreshold = 1 << 14
 
-    /// Which loop decodes: the vector one where the CPU has it (falling back to the Swift
-    /// one for any group it does not finish), the Swift one alone, or the vector one alone
-    /// (tests: that it finishes what it should, not only that the fallback is right).
-    enum Path { case best, swift, vectorOnly }
+    /// The C loops, each decoding a group of lanes or giving it up (entropy_kernels.h).
+    enum Kernel: CaseIterable, Sendable {
+        case avx512, portable
 
-    static var vectorAvailable: Bool { wai_region_best_isa() == WAI_REGION_ISA_AVX512 }
+        /// Whether this CPU runs it: AVX-512 F, BW, VL and VNNI as RegionKernels detects them.
+        var available: Bool {
+            switch self {
+            case .avx512: wai_region_best_isa() == WAI_REGION_ISA_AVX512
+            case .portable: true
+            }
+        }
+    }
+
+    /// Which loop decodes: the best C loop for each group (the Swift one decoding any group
+    /// it gives up), the Swift one alone, or one C loop alone (tests: that it finishes what
+    /// it should, not only that the fallback is right).
+    enum Path: Equatable { case best, swift, only(Kernel) }
+
+    /// True where the vector loop runs on this CPU.
+    static var vectorAvailable: Bool { Kernel.avx512.available }
+
+    /// Lanes decoded together on one thread. The AVX-512 loop's vector where it decodes;
+    /// else the lanes shared evenly by the threads, 8 to 32 a group: more lanes give the core
+    /// more independent loads in flight (on the Zen 3 guest the portable loop decoded 32
+    /// lanes 5–10 % faster than 16), but a group is one thread's, so more than the threads'
+    /// share would leave a core idle (docs/entropy-coding.md §8.4).
+    static func groupSize(laneCount: Int, threads: Int, path: Path) -> Int {
+        if path == .only(.avx512) || (path == .best && vectorAvailable) { return vectorGroupSize }
+        let threads = max(threads, 1)
+        return min(max((laneCount + threads - 1) / threads, 8), Int(WAI_RANS_PORTABLE_LANES))
+    }
+
+    /// The C loop that decodes a group of `lanes` lanes on `path`; nil for the Swift loop.
+    static func kernel(for lanes: Int, path: Path) -> Kernel? {
+        switch path {
+        case .swift: nil
+        case .only(let k): k
+        case .best: vectorAvailable && lanes >= vectorFrom ? .avx512 : .portable
+        }
+    }
 
     /// The `count` values of `stream`, value i decoded with table `selection[i]` of
     /// `tables`, every lane's final-state check done (§8.5). On a failure the error of the
@@ -40,8 +73,8 @@ public enum RansLaneDecoder {
         return values
     }
 
-    /// With `.vectorOnly`, nil when the vector loop did not finish some group (or the CPU
-    /// has no vector loop); otherwise as `decode`.
+    /// With `.only`, nil when that loop did not finish some group (or the CPU does not run
+    /// it); otherwise as `decode`.
     static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
                        threads: Int, path: Path) throws -> [Int32]? {
         precondition(selection.count == count, "one table selection per value")
@@ -54,9 +87,9 @@ public enum RansLaneDecoder {
             throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tables.count)
         }
         let laneCount = ranges.count
-        let vector = path != .swift && vectorAvailable ? tables.vector : nil
-        if path == .vectorOnly, vector == nil { return nil }
-        let size = vector == nil ? groupSize : vectorGroupSize
+        if case .only(let k) = path, !k.available || tables.vector == nil { return nil }
+        let width = count >= parallelThreshold ? threads : 1
+        let size = groupSize(laneCount: laneCount, threads: width, path: path)
         let groups = stride(from: 0, to: laneCount, by: size).map { $0..<min($0 + size, laneCount) }
         var failure: RansLaneError?
         var declined = false
@@ -74,14 +107,13 @@ public enum RansLaneDecoder {
                             selection.withUnsafeBufferPointer { sel in
                                 let job = LaneJob(laneCount: laneCount, count: count, ranges: ranges, bytes: bytes,
                                                   cdf: cdf, lookup: lookup, entries: entries, selection: sel, out: out)
-                                let width = count >= parallelThreshold ? threads : 1
-                                let outcome = VectorLanes.with(vector, job) { kernel in
+                                let outcome = KernelLanes.with(path == .swift ? nil : tables.vector, job) { c in
                                     parallelMap(groups, width: width) { g -> GroupOutcome in
-                                        // A group the vector loop does not finish is decoded
-                                        // again by the Swift loop, which names any error.
-                                        if let kernel, g.count >= vectorFrom || path == .vectorOnly {
-                                            if kernel.decode(lanes: g) { return .done }
-                                            if path == .vectorOnly { return .declined }
+                                        // A group a C loop does not finish is decoded again
+                                        // by the Swift loop, which names any error.
+                                        if let c, let k = kernel(for: g.count, path: path) {
+                                            if c.decode(lanes: g, with: k) { return .done }
+                                            if case .only = path { return .declined }
                                         }
                                         return job.decode(lanes: g) ? .failed : .done
                                     }
@@ -109,17 +141,21 @@ public enum RansLaneDecoder {
     private enum GroupOutcome { case done, failed, declined }
 }
 
-/// The vector loop's view of one decode: the job's buffers and the tables' per-field
-/// arrays, as the C struct the kernel reads (alive for the closure only).
-private struct VectorLanes: @unchecked Sendable {
+/// The C loops' view of one decode: the job's buffers and the tables as the C struct the
+/// loops read (alive for the closure only).
+private struct KernelLanes: @unchecked Sendable {
     let job: UnsafePointer<wai_rans_lane_job>
 
-    /// True when the kernel decoded the group's lanes and they passed every check.
-    func decode(lanes: Range<Int>) -> Bool {
-        wai_rans_lanes_decode_avx512(job, Int32(lanes.lowerBound), Int32(lanes.count)) == 0
+    /// True when the loop decoded the group's lanes and they passed every check.
+    func decode(lanes: Range<Int>, with kernel: RansLaneDecoder.Kernel) -> Bool {
+        let first = Int32(lanes.lowerBound), n = Int32(lanes.count)
+        switch kernel {
+        case .avx512: return wai_rans_lanes_decode_avx512(job, first, n) == 0
+        case .portable: return wai_rans_lanes_decode_portable(job, first, n) == 0
+        }
     }
 
-    static func with<R>(_ tables: [wai_rans_table]?, _ job: LaneJob, _ body: (VectorLanes?) -> R) -> R {
+    static func with<R>(_ tables: [wai_rans_table]?, _ job: LaneJob, _ body: (KernelLanes?) -> R) -> R {
         guard let tables else { return body(nil) }
         let lanes = job.ranges.map { wai_rans_lane_range(begin: Int64($0.lowerBound), end: Int64($0.upperBound)) }
         return tables.withUnsafeBufferPointer { t in
@@ -128,7 +164,7 @@ private struct VectorLanes: @unchecked Sendable {
                                           lookup: job.lookup.baseAddress, tables: t.baseAddress,
                                           selection: job.selection.baseAddress, out: job.out.baseAddress,
                                           count: Int64(job.count), lane_count: Int32(job.laneCount), lanes: l.baseAddress)
-                return withUnsafePointer(to: &c) { body(VectorLanes(job: $0)) }
+                return withUnsafePointer(to: &c) { body(KernelLanes(job: $0)) }
             }
         }
     }
@@ -148,7 +184,7 @@ private struct LaneJob {
     let selection: UnsafeBufferPointer<Int32>
     let out: UnsafeMutableBufferPointer<Int32>
 
-    /// Decodes lanes (at most 8) interleaved; true when one of them failed.
+    /// Decodes a group's lanes interleaved; true when one of them failed.
     func decode(lanes: Range<Int>) -> Bool {
         (try? run(lanes)) == nil
     }

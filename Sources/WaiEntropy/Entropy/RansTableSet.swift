@@ -28,9 +28,9 @@ public struct RansTableSet: Sendable, Equatable {
     /// Every table's buckets: the symbol s with cdf[s] ≤ (bucket << shift) < cdf[s+1]; then
     /// one padding entry, so the vector loop may read the last bucket 4 bytes wide.
     let lookup: [UInt16]
-    /// The entries again as the vector loop gathers them (EntropyKernels' `wai_rans_table`);
-    /// nil when the flat arrays are too long for the loop's 32-bit indices, or the tables too
-    /// many for its index `table << 3` (then the Swift loop decodes everything).
+    /// The entries again as the C loops read them (EntropyKernels' `wai_rans_table`); nil
+    /// when the flat arrays are too long for the loops' 32-bit indices, or the tables too
+    /// many for the vector loop's index `table << 3` (then the Swift loop decodes everything).
     let vector: [wai_rans_table]?
 
     static func vectorTables(_ entries: [Entry], cdfCount: Int, lookupCount: Int) -> [wai_rans_table]? {

@@ -4,7 +4,9 @@
 // from a splitmix64 sequence, values from their own table's distribution, so the rate is
 // the tables' own (about 2.5 bits per value). The same values are coded once as one §5
 // stream (payload version 1) and once as a lane stream (version 2), and decoded in the same
-// run: v1 with the loop of IntHyperDecoder's version-1 path, v2 on 1 thread and on all.
+// run: v1 with the loop of IntHyperDecoder's version-1 path, v2 by each loop on 1 thread
+// (the Swift one, the portable C one, the AVX-512 one where the CPU has it), and by the
+// Swift loop and by the decoder's own choice of loops on all threads.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,24 +90,23 @@ struct EntropyBench {
                 guard contract.contains(Int(lo)), contract.contains(Int(hi)) else { fatalError("contract") }
             }
         }
-        for path in [RansLaneDecoder.Path.best, .swift] {
+        let loops: [(String, RansLaneDecoder.Path)] = [("Swift", .swift), ("portable C", .only(.portable))]
+            + (RansLaneDecoder.vectorAvailable ? [("AVX-512", .only(.avx512))] : [])
+        for (name, path) in loops + [("best", .best)] {
             guard try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: threads,
                                              path: path) == values else {
-                fatalError("v2 differs (\(path))")
+                fatalError("v2 differs (\(name) loop)")
             }
         }
-        let loop = RansLaneDecoder.vectorAvailable ? "AVX-512" : "Swift"
-        let t2s = try v2run(1, .swift)
-        let t2a = try v2run(1)
-        let t2sb = try v2run(threads, .swift)
-        let t2b = try v2run(threads)
+        var rows = [("v1 (one §5 stream, 1 thread)", t1)]
+        for (name, path) in loops { rows.append(("v2 (\(name) loop, 1 thread)", try v2run(1, path))) }
+        rows.append(("v2 (Swift loop, \(threads) threads)", try v2run(threads, .swift)))
+        rows.append(("v2 (best loops, \(threads) threads)", try v2run(threads)))
         func rate(_ ms: Double) -> String { String(Int((Double(count) / ms / 1e3).rounded())) + " M/s" }
         print("values \(count), v1 stream \(stream1.count) bytes, v2 stream \(stream2.count) bytes (\(lanes) lanes, +\(stream2.count - stream1.count) bytes)")
         print("                               wall ms (rate, ÷ v1)              cpu ms of all threads (rate per cpu-second)")
-        for (name, t) in [("v1 (one §5 stream, 1 thread)", t1), ("v2 (Swift loop, 1 thread)", t2s),
-                          ("v2 (\(loop) loop, 1 thread)", t2a), ("v2 (Swift loop, \(threads) threads)", t2sb),
-                          ("v2 (\(loop) loop, \(threads) threads)", t2b)] {
-            print(name + String(repeating: " ", count: max(1, 31 - name.count))
+        for (name, t) in rows {
+            print(name + String(repeating: " ", count: max(1, 36 - name.count))
                   + "\(fmt(t.wall)) (\(rate(t.wall)), \(fmt(t1.wall / t.wall))×)    \(fmt(t.cpu)) (\(rate(t.cpu)))")
         }
     }
