@@ -44,7 +44,7 @@ public enum RansLaneDecoder {
     /// Lanes decoded together on one thread. The AVX-512 loop's vector where it decodes;
     /// else the lanes shared evenly by the threads, 8 to 32 a group: more lanes give the core
     /// more independent loads in flight (on the Zen 3 guest the portable loop decoded 32
-    /// lanes 5–10 % faster than 16), but a group is one thread's, so more than the threads'
+    /// lanes 3–10 % faster than 16), but a group is one thread's, so more than the threads'
     /// share would leave a core idle (docs/entropy-coding.md §8.4).
     static func groupSize(laneCount: Int, threads: Int, path: Path) -> Int {
         if path == .only(.avx512) || (path == .best && vectorAvailable) { return vectorGroupSize }
