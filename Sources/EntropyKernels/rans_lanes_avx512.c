@@ -4,9 +4,9 @@
  * base … base + n − 1 of one round, which are consecutive (§8.1) and stored with one masked
  * store. A step is the §4 symbol step as RansLaneDecoder does it (bucket lookup, then the
  * forward search over the cdf), the branch-free renormalisation of up to 2 bytes, and the
- * direct value; escapes and lanes within 4 bytes of their end are done lane by lane, in
- * scalar code that mirrors the Swift decoder's slow paths, refusing (return 1) wherever
- * that decoder would throw.
+ * direct value, folded into running vectors of the least and greatest; escapes and lanes
+ * within 4 bytes of their end are done lane by lane, in scalar code that mirrors the Swift
+ * decoder's slow paths, refusing (return 1) wherever that decoder would throw.
  */
 #include "rans_lanes_common.h"
 
@@ -17,7 +17,7 @@
 
 enum { LOWER = WAI_RANS_LOWER };
 
-T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n) {
+T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]) {
     if (n < 1 || n > 16 || first < 0 || job->lane_count < 1) return 1;
     uint32_t xs[16];
     int32_t ats[16], ends[16];
@@ -29,12 +29,14 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
     const __m512i end = _mm512_loadu_si512(ends);
     const __m512i one = _mm512_set1_epi32(1), four = _mm512_set1_epi32(4), lower = _mm512_set1_epi32(LOWER);
     const __m512i m31 = _mm512_set1_epi32(31), mff = _mm512_set1_epi32(0xFF), mffff = _mm512_set1_epi32(0xFFFF);
-    const __m512i zero = _mm512_setzero_si512();
+    const __m512i zero = _mm512_setzero_si512(), table_count = _mm512_set1_epi32(job->table_count);
     /* Word k of every table: a gather at index sel << 3 from here (wai_rans_table). */
     const int32_t *words = (const int32_t *)job->tables;
     enum { META = 0, CDF_BASE = 1, LOOKUP_BASE = 2, OFFSET = 3 };
     const __mmask16 active = (__mmask16)((1u << n) - 1);
     const int64_t rounds = wai_rans_rounds(job, first), full = wai_rans_full_rounds(job, first, n);
+    __m512i lowest = _mm512_set1_epi32(INT32_MAX), highest = _mm512_set1_epi32(INT32_MIN);
+    int32_t escaped_lowest = INT32_MAX, escaped_highest = INT32_MIN;
 
     for (int64_t t = 0; t < rounds; t++) {
         const int64_t base = t * lanes + first;
@@ -43,7 +45,9 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
             const int64_t left = count - base;
             m &= left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
         }
-        const __m512i sel = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(m, job->selection + base), 3);
+        const __m512i index = _mm512_maskz_loadu_epi32(m, job->selection + base);
+        if (_mm512_mask_cmpge_epu32_mask(m, index, table_count)) return 1;
+        const __m512i sel = _mm512_slli_epi32(index, 3);
         const __m512i meta = _mm512_mask_i32gather_epi32(zero, m, sel, words + META, 4);
         const __m512i cb = _mm512_mask_i32gather_epi32(zero, m, sel, words + CDF_BASE, 4);
         const __m512i lb = _mm512_mask_i32gather_epi32(zero, m, sel, words + LOOKUP_BASE, 4);
@@ -84,6 +88,8 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
         const __m512i off = _mm512_mask_i32gather_epi32(zero, m, sel, words + OFFSET, 4);
         const __m512i v = _mm512_mask_sub_epi32(_mm512_add_epi32(off, s), above, _mm512_add_epi32(off, s), one);
         _mm512_mask_storeu_epi32(job->out + base, m & ~isesc, v);
+        lowest = _mm512_mask_min_epi32(lowest, m & ~isesc, lowest, v);
+        highest = _mm512_mask_max_epi32(highest, m & ~isesc, highest, v);
 
         const __mmask16 slow = (__mmask16)(m & ~fast);
         if (slow | isesc) {
@@ -99,6 +105,9 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
                     if (!wai_rans_escaped(&xj, &aj, ends[j], bytes, job->tables[table].lowest,
                                           job->tables[table].highest, &job->out[base + j]))
                         return 1;
+                    const int32_t e = job->out[base + j];
+                    escaped_lowest = e < escaped_lowest ? e : escaped_lowest;
+                    escaped_highest = e > escaped_highest ? e : escaped_highest;
                 }
                 xs[j] = xj; ats[j] = (int32_t)aj;
             }
@@ -108,12 +117,16 @@ T5 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int
     }
     _mm512_storeu_si512(xs, x);
     _mm512_storeu_si512(ats, at);
-    return wai_rans_lanes_finished(n, xs, ats, ends) ? 0 : 1;
+    if (!wai_rans_lanes_finished(n, xs, ats, ends)) return 1;
+    const int32_t lo = _mm512_reduce_min_epi32(lowest), hi = _mm512_reduce_max_epi32(highest);
+    extremes[0] = lo < escaped_lowest ? lo : escaped_lowest;
+    extremes[1] = hi > escaped_highest ? hi : escaped_highest;
+    return 0;
 }
 
 #else
-int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n) {
-    (void)job; (void)first; (void)n;
+int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]) {
+    (void)job; (void)first; (void)n; (void)extremes;
     return 1;
 }
 #endif

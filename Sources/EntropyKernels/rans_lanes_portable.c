@@ -2,7 +2,7 @@
  * The lane-stream loop in portable C (entropy_kernels.h; docs/entropy-coding.md §4, §8.4):
  * the §4 step as RansLaneDecoder's Swift loop does it (bucket lookup, the cdf search forward
  * from it, the branch-free renormalisation of up to 2 bytes while 2 remain, the direct
- * value), for up to 32 lanes, in phases: every lane's bucket lookup, then every lane's cdf
+ * value; and the least and greatest value written), for up to 32 lanes, in phases: every lane's bucket lookup, then every lane's cdf
  * search and state update, then every lane's renormalisation and value. Within a phase the
  * lanes' loads are independent and adjacent in the instruction stream, so the core has all
  * of them in flight at once; value by value, the out-of-order window holds only the few
@@ -11,7 +11,7 @@
  */
 #include "rans_lanes_common.h"
 
-int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n) {
+int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]) {
     enum { W = WAI_RANS_PORTABLE_LANES };
     if (n < 1 || n > W || first < 0 || job->lane_count < 1) return 1;
     uint32_t xs[W], slot[W], sym[W];
@@ -26,13 +26,17 @@ int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int 
     const int32_t *restrict selection = job->selection;
     int32_t *restrict out = job->out;
     const int64_t lanes = job->lane_count, count = job->count;
+    const int32_t table_count = job->table_count;
     const int64_t rounds = wai_rans_rounds(job, first), full = wai_rans_full_rounds(job, first, n);
+    int32_t lowest = INT32_MAX, highest = INT32_MIN;
 
     for (int64_t t = 0; t < rounds; t++) {
         const int64_t base = t * lanes + first;
         const int m = t < full ? n : (int)(count - base);   /* the last round may be partial */
         for (int j = 0; j < m; j++) {
-            const wai_rans_table *e = &tables[selection[base + j]];
+            const int32_t table = selection[base + j];
+            if ((uint32_t)table >= (uint32_t)table_count) return 1;
+            const wai_rans_table *e = &tables[table];
             const uint32_t meta = e->meta, p = meta & 31, sh = (meta >> 5) & 31;
             const uint32_t s = xs[j] & ((1u << p) - 1);
             entry[j] = e;
@@ -83,6 +87,15 @@ int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int 
             xs[j] = x;
             ats[j] = at;
         }
+        /* The round's values are consecutive (§8.1): a loop the compiler vectorises. */
+        for (int j = 0; j < m; j++) {
+            const int32_t v = out[base + j];
+            lowest = v < lowest ? v : lowest;
+            highest = v > highest ? v : highest;
+        }
     }
-    return wai_rans_lanes_finished(n, xs, ats, ends) ? 0 : 1;
+    if (!wai_rans_lanes_finished(n, xs, ats, ends)) return 1;
+    extremes[0] = lowest;
+    extremes[1] = highest;
+    return 0;
 }

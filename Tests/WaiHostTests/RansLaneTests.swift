@@ -25,8 +25,10 @@ final class RansLaneTests: XCTestCase {
                 let stream = encode(values, selection, tables, lanes: lanes)
                 XCTAssertEqual(stream.first, UInt8(lanes))
                 for threads in [1, 2, 3] {
-                    let decoded = try RansLaneDecoder.decode(stream, count: count, tables: set, selection: selection, threads: threads)
-                    XCTAssertEqual(decoded, values, "count \(count), \(lanes) lanes, \(threads) threads")
+                    let decoded = try RansLaneDecoder.decodeWithExtremes(stream, count: count, tables: set, selection: selection,
+                                                                         threads: threads)
+                    XCTAssertEqual(decoded.values, values, "count \(count), \(lanes) lanes, \(threads) threads")
+                    XCTAssertEqual(decoded.extremes, extremes(values), "count \(count), \(lanes) lanes, \(threads) threads")
                 }
             }
         }
@@ -35,8 +37,8 @@ final class RansLaneTests: XCTestCase {
     /// Each C loop this CPU runs (EntropyKernels: the portable one everywhere, the AVX-512
     /// one where the CPU has it) decodes every valid stream by itself — escapes (15 % of
     /// these values), every precision from 1 to 16, lanes in their last 4 bytes, partial
-    /// rounds, groups of 1 to 32 lanes — to the Swift loop's values; the Swift loop is not
-    /// quietly doing its work. On damaged streams the answer (values or the error's text) is
+    /// rounds, groups of 1 to 32 lanes — to the Swift loop's values and their extremes; the
+    /// Swift loop is not quietly doing its work. On damaged streams the answer (values or the error's text) is
     /// the Swift loop's.
     func testTheCLoopsDecodeAsTheSwiftLoop() throws {
         let kernels = RansLaneDecoder.Kernel.allCases.filter(\.available)
@@ -56,8 +58,12 @@ final class RansLaneTests: XCTestCase {
                 let stream = encode(values, selection, tables, lanes: lanes)
                 let label = "\(kernel), count \(count), \(lanes) lanes"
                 for threads in [1, 2] {
-                    XCTAssertEqual(try RansLaneDecoder.decode(stream, count: count, tables: set, selection: selection,
-                                                              threads: threads, path: .only(kernel)), values, "\(label), \(threads) threads")
+                    for path in [RansLaneDecoder.Path.only(kernel), .swift] {
+                        let decoded = try RansLaneDecoder.decodeWithExtremes(stream, count: count, tables: set, selection: selection,
+                                                                             threads: threads, path: path)
+                        XCTAssertEqual(decoded?.values, values, "\(label), \(path), \(threads) threads")
+                        XCTAssertEqual(decoded?.extremes, extremes(values), "\(label), \(path), \(threads) threads")
+                    }
                 }
                 guard count > 0 else { continue }
                 for _ in 0..<6 {
@@ -158,6 +164,37 @@ final class RansLaneTests: XCTestCase {
             XCTAssertEqual(e as? RansLaneError, .tableIndexOutOfRange(valueIndex: 0, table: 1, tableCount: 1))
         }
         XCTAssertTrue(RansLaneError.laneTooShort(lane: 1, length: 3, offset: 5).description.contains("lane 1"))
+    }
+
+    /// A table index out of range anywhere in a stream the C loops decode (they check each
+    /// one as they read it, §8.4) is refused on every path with the first bad value named,
+    /// never read: past the end, negative, in a partial last round, two at once.
+    func testATableIndexOutOfRangeIsRefusedOnEveryPath() throws {
+        var rng = SplitMix64(seed: 25)
+        let tables = try (0..<3).map { _ in try randomTable(&rng, precision: 12, symbolCount: 30) }
+        let set = RansTableSet(tables)
+        let count = 20_011
+        let selection = (0..<count).map { _ in Int32(rng.below(tables.count)) }
+        let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
+        let stream = encode(values, selection, tables, lanes: 32)
+        let paths: [RansLaneDecoder.Path] = [.best, .swift] + RansLaneDecoder.Kernel.allCases.filter(\.available).map { .only($0) }
+        let cases: [(String, [(Int, Int32)], Int)] = [
+            ("past the end", [(7_001, 3)], 7_001), ("negative", [(40, -1)], 40), ("huge", [(12_345, .max)], 12_345),
+            ("in the last round", [(count - 1, 3)], count - 1), ("two", [(19_000, 9), (300, -7)], 300),
+        ]
+        for (label, bad, first) in cases {
+            var sel = selection
+            for (i, t) in bad { sel[i] = t }
+            for path in paths {
+                for threads in [1, 2] {
+                    XCTAssertThrowsError(try RansLaneDecoder.decode(stream, count: count, tables: set, selection: sel,
+                                                                    threads: threads, path: path), "\(label), \(path)") { e in
+                        XCTAssertEqual(e as? RansLaneError, .tableIndexOutOfRange(valueIndex: first, table: Int(sel[first]),
+                                                                                  tableCount: 3), "\(label), \(path)")
+                    }
+                }
+            }
+        }
     }
 
     /// Every cut of a lane, with the lane table fixed up to match, is refused naming that
@@ -262,6 +299,12 @@ final class RansLaneTests: XCTestCase {
     }
 
     // MARK: - Helpers
+
+    /// The least and greatest of `values`, as the decoder reports them.
+    private func extremes(_ values: [Int32]) -> ClosedRange<Int32>? {
+        guard let lo = values.min(), let hi = values.max() else { return nil }
+        return lo...hi
+    }
 
     private func encode(_ values: [Int32], _ selection: [Int32], _ tables: [FrequencyTable], lanes: Int) -> [UInt8] {
         guard var e = RansLaneEncoder(laneCount: lanes) else { return [] }

@@ -4,10 +4,10 @@
  * and a portable one, up to 32 lanes in phases. Host code, never a plugin's. The Swift
  * decoder (RansLaneDecoder) stays the definition: the loops decode what it decodes, and do
  * rarer steps (an escape, a lane's last bytes) lane by lane in scalar code that follows its
- * slow paths; anything they do not accept (a truncated lane, a bad bypass, trailing bytes, a
- * final state other than L) makes them return nonzero, and the caller decodes those lanes
- * again with the Swift decoder, which names the error. So they never decide an error, and
- * where they return 0 their values are the Swift decoder's.
+ * slow paths; anything they do not accept (a table index out of range, a truncated lane, a
+ * bad bypass, trailing bytes, a final state other than L) makes them return nonzero, and the
+ * caller decodes those lanes again with the Swift decoder, which names the error. So they
+ * never decide an error, and where they return 0 their values are the Swift decoder's.
  */
 #ifndef WAI_ENTROPY_KERNELS_H
 #define WAI_ENTROPY_KERNELS_H
@@ -37,22 +37,25 @@ typedef struct wai_rans_lane_job {
     const uint32_t *cdf;           /* every table's K+1 cumulative frequencies, back to back */
     const uint16_t *lookup;        /* every table's buckets, plus one padding entry at the end */
     const wai_rans_table *tables;
-    const int32_t *selection;      /* the table of every value (checked in range by the caller) */
+    const int32_t *selection;      /* the table of every value, checked as it is read */
     int32_t *out;                  /* every value */
     int64_t count;                 /* values in the stream */
     int32_t lane_count;            /* L */
+    int32_t table_count;           /* entries of `tables`: a selection outside gives the group up */
     const wai_rans_lane_range *lanes;
 } wai_rans_lane_job;
 
 /* Decodes lanes first … first + n − 1 (n ≤ 16) of the job, writing their values; 0 when
- * every one decoded and passed its final-state check, nonzero otherwise (see above). Only
- * on a CPU with AVX-512 F and BW (wai_region_best_isa() == WAI_REGION_ISA_AVX512). */
-int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n);
+ * every one decoded and passed its final-state check, nonzero otherwise (see above). On 0,
+ * extremes[0] and extremes[1] are the least and greatest value the lanes wrote (INT32_MAX
+ * and INT32_MIN when they wrote none), so the caller's range check needs no pass of its
+ * own. Only on a CPU with AVX-512 F and BW (wai_region_best_isa() == WAI_REGION_ISA_AVX512). */
+int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]);
 
 /* The most lanes the portable loop takes at once: every lane of a stream (§8.3 caps them). */
 enum { WAI_RANS_PORTABLE_LANES = 32 };
 
 /* As wai_rans_lanes_decode_avx512, for n ≤ WAI_RANS_PORTABLE_LANES lanes, on any CPU. */
-int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n);
+int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]);
 
 #endif

@@ -245,16 +245,16 @@ public struct IntHyperDecoder {
     /// `shape.count` is bounded by the graphs' size limit before this is called.
     static func decodeLanes(_ name: String, _ stream: [UInt8], shape: Shape, contract: Interval,
                              tables: RansTableSet, selection: [Int32]) throws -> [Int32] {
-        let values: [Int32]
+        let decoded: (values: [Int32], extremes: ClosedRange<Int32>?)
         do {
-            values = try RansLaneDecoder.decode(stream, count: shape.count, tables: tables, selection: selection,
-                                                threads: onlineCoreCount())
+            decoded = try RansLaneDecoder.decodeWithExtremes(stream, count: shape.count, tables: tables,
+                                                             selection: selection, threads: onlineCoreCount())
         } catch let e as RansLaneError {
             throw IntHyperPayloadError.lanes(name: name, error: e)
         }
-        var lo = Int32.max, hi = Int32.min
-        for v in values { lo = min(lo, v); hi = max(hi, v) }
-        if !values.isEmpty, !contract.contains(Int64(lo)) || !contract.contains(Int64(hi)),
+        let values = decoded.values
+        // The decoder's extremes say whether any value is outside; only then is it looked for.
+        if let e = decoded.extremes, !contract.contains(Int64(e.lowerBound)) || !contract.contains(Int64(e.upperBound)),
            let i = values.firstIndex(where: { !contract.contains(Int64($0)) }) {
             let plane = shape.height * shape.width
             throw IntHyperPayloadError.valueOutsideContract(stream: name, index: i, channel: i / plane,

@@ -66,33 +66,48 @@ public enum RansLaneDecoder {
     /// lowest-numbered failing lane is thrown, whatever the thread timing.
     public static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
                               threads: Int) throws -> [Int32] {
-        guard let values = try decode(stream, count: count, tables: tables, selection: selection, threads: threads,
-                                      path: .best) else {
+        try decodeWithExtremes(stream, count: count, tables: tables, selection: selection, threads: threads).values
+    }
+
+    /// As `decode`, with the least and greatest value (nil when `count` is 0). The loops
+    /// find them as they write the values, so a caller's range check (int_hyper's contract)
+    /// costs nothing more than the decode: on 2 cores a separate pass is about 2 ms of a 4K
+    /// picture's 25.
+    public static func decodeWithExtremes(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
+                                          threads: Int) throws -> (values: [Int32], extremes: ClosedRange<Int32>?) {
+        guard let decoded = try decodeWithExtremes(stream, count: count, tables: tables, selection: selection,
+                                                   threads: threads, path: .best) else {
             preconditionFailure("the best path falls back rather than decline")
         }
-        return values
+        return decoded
     }
 
     /// With `.only`, nil when that loop did not finish some group (or the CPU does not run
     /// it); otherwise as `decode`.
     static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
                        threads: Int, path: Path) throws -> [Int32]? {
+        try decodeWithExtremes(stream, count: count, tables: tables, selection: selection, threads: threads,
+                               path: path)?.values
+    }
+
+    static func decodeWithExtremes(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
+                                   threads: Int, path: Path) throws -> (values: [Int32], extremes: ClosedRange<Int32>?)? {
         precondition(selection.count == count, "one table selection per value")
         let ranges = try RansLanes.laneRanges(stream)
-        // A min/max pass (vectorised) first; the index of a bad selection only when there is one.
-        var lo = Int32.max, hi = Int32.min
-        for t in selection { lo = min(lo, t); hi = max(hi, t) }
-        if count > 0, lo < 0 || Int(hi) >= tables.count,
-           let i = selection.firstIndex(where: { $0 < 0 || Int($0) >= tables.count }) {
-            throw RansLaneError.tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tables.count)
-        }
         let laneCount = ranges.count
         if case .only(let k) = path, !k.available || tables.vector == nil { return nil }
+        // The C loops check each value's table as they read it and give a group up on a bad
+        // one; the Swift loop reads them unchecked, so without a C loop the selection is
+        // checked first, and with one before any group is decoded again in Swift. On 2 cores
+        // the check is about 2 ms of a 4K picture's 28, so it stays off the common path.
+        let kernels = path == .swift ? nil : tables.vector
+        if kernels == nil, let e = Self.selectionError(selection, tableCount: tables.count) { throw e }
         let width = count >= parallelThreshold ? threads : 1
         let size = groupSize(laneCount: laneCount, threads: width, path: path)
         let groups = stride(from: 0, to: laneCount, by: size).map { $0..<min($0 + size, laneCount) }
         var failure: RansLaneError?
         var declined = false
+        var extremes: ClosedRange<Int32>?
         // `count` was bounded by the caller (a payload's dimensions) before this point; Int32
         // is trivial, and the array is returned only when every lane wrote all its values.
         let values = [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -107,18 +122,41 @@ public enum RansLaneDecoder {
                             selection.withUnsafeBufferPointer { sel in
                                 let job = LaneJob(laneCount: laneCount, count: count, ranges: ranges, bytes: bytes,
                                                   cdf: cdf, lookup: lookup, entries: entries, selection: sel, out: out)
-                                let outcome = KernelLanes.with(path == .swift ? nil : tables.vector, job) { c in
+                                var outcome = KernelLanes.with(kernels, job) { c in
                                     parallelMap(groups, width: width) { g -> GroupOutcome in
-                                        // A group a C loop does not finish is decoded again
-                                        // by the Swift loop, which names any error.
                                         if let c, let k = kernel(for: g.count, path: path) {
-                                            if c.decode(lanes: g, with: k) { return .done }
-                                            if case .only = path { return .declined }
+                                            return c.decode(lanes: g, with: k).map { .done($0) } ?? .declined
                                         }
-                                        return job.decode(lanes: g) ? .failed : .done
+                                        return job.decode(lanes: g) ? .failed : .decodedInSwift
                                     }
                                 }
-                                declined = outcome.contains(.declined)
+                                // A group a C loop did not finish is decoded again by the Swift
+                                // loop, which names any error.
+                                let redo = outcome.indices.filter { outcome[$0] == .declined }
+                                if !redo.isEmpty {
+                                    if let e = Self.selectionError(selection, tableCount: tables.count) {
+                                        failure = e
+                                        return
+                                    }
+                                    if case .only = path {
+                                        declined = true
+                                        return
+                                    }
+                                    let again = parallelMap(redo, width: width) { i -> GroupOutcome in
+                                        job.decode(lanes: groups[i]) ? .failed : .decodedInSwift
+                                    }
+                                    for (i, o) in zip(redo, again) { outcome[i] = o }
+                                }
+                                if outcome.contains(.decodedInSwift) {
+                                    // The fallback and the tests' path: one pass over the values.
+                                    var lo = Int32.max, hi = Int32.min
+                                    for v in out { lo = min(lo, v); hi = max(hi, v) }
+                                    extremes = lo <= hi ? lo...hi : nil
+                                } else {
+                                    for case .done(let e?) in outcome {
+                                        extremes = extremes.map { min($0.lowerBound, e.lowerBound)...max($0.upperBound, e.upperBound) } ?? e
+                                    }
+                                }
                                 if let g = outcome.firstIndex(of: .failed) {
                                     // Slow path, once: lane by lane, for the lowest lane's own error.
                                     // Lanes are independent, so a lane that failed in its group
@@ -135,10 +173,22 @@ public enum RansLaneDecoder {
             }
         }
         if let failure { throw failure }
-        return declined ? nil : values
+        return declined ? nil : (values, extremes)
     }
 
-    private enum GroupOutcome { case done, failed, declined }
+    /// A group decoded by a C loop, with its values' extremes (nil when it has none); decoded
+    /// by the Swift loop; failed in the Swift loop; or given up by a C loop.
+    private enum GroupOutcome: Equatable { case done(ClosedRange<Int32>?), decodedInSwift, failed, declined }
+
+    /// The first value whose table is not one of `tableCount`, as the error; nil when every
+    /// one is. A min/max pass (vectorised) first, the index only when there is a bad one.
+    private static func selectionError(_ selection: [Int32], tableCount: Int) -> RansLaneError? {
+        var lo = Int32.max, hi = Int32.min
+        for t in selection { lo = min(lo, t); hi = max(hi, t) }
+        guard !selection.isEmpty, lo < 0 || Int(hi) >= tableCount,
+              let i = selection.firstIndex(where: { $0 < 0 || Int($0) >= tableCount }) else { return nil }
+        return .tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tableCount)
+    }
 }
 
 /// The C loops' view of one decode: the job's buffers and the tables as the C struct the
@@ -146,13 +196,17 @@ public enum RansLaneDecoder {
 private struct KernelLanes: @unchecked Sendable {
     let job: UnsafePointer<wai_rans_lane_job>
 
-    /// True when the loop decoded the group's lanes and they passed every check.
-    func decode(lanes: Range<Int>, with kernel: RansLaneDecoder.Kernel) -> Bool {
+    /// The extremes of the group's values (nil when it has none) when the loop decoded its
+    /// lanes and they passed every check; .none when the loop gave the group up.
+    func decode(lanes: Range<Int>, with kernel: RansLaneDecoder.Kernel) -> ClosedRange<Int32>?? {
         let first = Int32(lanes.lowerBound), n = Int32(lanes.count)
-        switch kernel {
-        case .avx512: return wai_rans_lanes_decode_avx512(job, first, n) == 0
-        case .portable: return wai_rans_lanes_decode_portable(job, first, n) == 0
+        var e: [Int32] = [.max, .min]
+        let status = switch kernel {
+        case .avx512: wai_rans_lanes_decode_avx512(job, first, n, &e)
+        case .portable: wai_rans_lanes_decode_portable(job, first, n, &e)
         }
+        guard status == 0 else { return .none }
+        return .some(e[0] <= e[1] ? e[0]...e[1] : nil)
     }
 
     static func with<R>(_ tables: [wai_rans_table]?, _ job: LaneJob, _ body: (KernelLanes?) -> R) -> R {
@@ -163,7 +217,8 @@ private struct KernelLanes: @unchecked Sendable {
                 var c = wai_rans_lane_job(bytes: job.bytes.baseAddress, cdf: job.cdf.baseAddress,
                                           lookup: job.lookup.baseAddress, tables: t.baseAddress,
                                           selection: job.selection.baseAddress, out: job.out.baseAddress,
-                                          count: Int64(job.count), lane_count: Int32(job.laneCount), lanes: l.baseAddress)
+                                          count: Int64(job.count), lane_count: Int32(job.laneCount),
+                                          table_count: Int32(tables.count), lanes: l.baseAddress)
                 return withUnsafePointer(to: &c) { body(KernelLanes(job: $0)) }
             }
         }

@@ -82,12 +82,12 @@ struct EntropyBench {
         }
         func v2run(_ n: Int, _ path: RansLaneDecoder.Path = .best) throws -> (wall: Double, cpu: Double) {
             try median(runs) {
-                let out = try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: n,
-                                                     path: path) ?? []
-                // The contract check of IntHyperDecoder's version-2 path: a min/max pass.
-                var lo = Int32.max, hi = Int32.min
-                for v in out { lo = min(lo, v); hi = max(hi, v) }
-                guard contract.contains(Int(lo)), contract.contains(Int(hi)) else { fatalError("contract") }
+                let out = try RansLaneDecoder.decodeWithExtremes(stream2, count: count, tables: set, selection: selection,
+                                                                 threads: n, path: path)
+                // The contract check of IntHyperDecoder's version-2 path: the decoder's extremes.
+                guard let e = out?.extremes, contract.contains(Int(e.lowerBound)), contract.contains(Int(e.upperBound)) else {
+                    fatalError("contract")
+                }
             }
         }
         let loops: [(String, RansLaneDecoder.Path)] = [("Swift", .swift), ("portable C", .only(.portable))]

@@ -9,7 +9,8 @@
 //   the rest   the lane stream. Value i uses table (i·7 + byte 0) mod T.
 // Properties: no crash, no out-of-bounds access, no untyped error; the lane decoder agrees
 // with the version-1 decoder run on each lane on its own (same values when it accepts, a
-// refusal of some lane when it refuses); an accepted stream re-encodes to itself.
+// refusal of some lane when it refuses), and the extremes it reports are its values'; an
+// accepted stream re-encodes to itself.
 
 // The library layers, built by scripts/fuzz-lib.sh with -enable-testing.
 @testable import WaiSupport
@@ -32,8 +33,13 @@ public func laneFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 
     let lanes: [Int32]?
     do {
-        lanes = try RansLaneDecoder.decode(stream, count: count, tables: RansTableSet(tables), selection: selection,
-                                           threads: threads)
+        let decoded = try RansLaneDecoder.decodeWithExtremes(stream, count: count, tables: RansTableSet(tables),
+                                                             selection: selection, threads: threads)
+        let lo = decoded.values.min(), hi = decoded.values.max()
+        guard decoded.extremes?.lowerBound == lo, decoded.extremes?.upperBound == hi else {
+            fatalError("extremes \(String(describing: decoded.extremes)) for values from \(String(describing: lo)) to \(String(describing: hi))")
+        }
+        lanes = decoded.values
     } catch let e as RansLaneError {
         _ = e.description
         lanes = nil
