@@ -7,6 +7,9 @@
 # stream's encoder writes few, §8.3); WAI_BENCH_TABLES=entropy.json takes a model set's
 # y tables (e.g. samples/models/motion/residual_entropy.json), each value's table drawn
 # uniformly from all of them, instead of the seeded generator's Gaussian ones.
+# WAI_BENCH_EMULATE_AVX512=1 builds the AVX-512 loop on emulated intrinsics and chooses loops
+# as on an AVX-512 CPU, so that loop's values and extremes are checked (the run stops at the
+# first difference) on a CPU without AVX-512; its times then mean nothing.
 # Built with swiftc -O -wmo (what `swift build -c release` uses) from the entropy sources and
 # Tests/Bench/entropy/EntropyBench.swift. Prints the CPU first.
 set -euo pipefail
@@ -21,7 +24,22 @@ for m in EntropyKernels RegionKernels; do
   hdr=$(ls "$PWD/Sources/$m/include/"*.h)
   mkdir -p "$out/modules/$m"
   printf 'module %s {\n  header "%s"\n  export *\n}\n' "$m" "$hdr" > "$out/modules/$m/module.modulemap"
-  for c in Sources/$m/*.c; do clang -O3 -c -I "Sources/$m/include" "$c" -o "$out/$(basename "$c" .c).o"; done
+  for c in Sources/$m/*.c; do
+    o="$out/$(basename "$c" .c).o"
+    if [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && [ "$(basename "$c")" = rans_lanes_avx512.c ]; then
+      # The vector loop on emulated intrinsics (Tests/Bench/entropy/avx512_emulation.h).
+      sed -e 's|#include <immintrin.h>||' -e 's|^#define T5 .*|#define T5|' "$c" > "$out/rans_lanes_avx512_emulated.c"
+      clang -O2 -c -include Tests/Bench/entropy/avx512_emulation.h -I "Sources/$m" -I "Sources/$m/include" \
+        "$out/rans_lanes_avx512_emulated.c" -o "$o"
+    elif [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && [ "$(basename "$c")" = region_kernels.c ]; then
+      # The ISA the decoder chooses its loops by: AVX-512, whatever this CPU has.
+      clang -O3 -c -I "Sources/$m/include" -Dwai_region_best_isa=wai_region_detected_isa "$c" -o "$o"
+      printf '#include "region_kernels.h"\nwai_region_isa wai_region_best_isa(void) { return WAI_REGION_ISA_AVX512; }\n' \
+        | clang -O2 -x c -c -I "Sources/$m/include" - -o "$out/region_isa_emulated.o"
+    else
+      clang -O3 -c -I "Sources/$m/include" "$c" -o "$o"
+    fi
+  done
 done
 if ! swiftc -O -wmo -parse-as-library -module-name WaiHost -package-name WaiHost -I "$out/modules/EntropyKernels" \
      -I "$out/modules/RegionKernels" "$out"/*.o Sources/WaiEntropy/Entropy/*.swift \
@@ -33,5 +51,6 @@ if ! swiftc -O -wmo -parse-as-library -module-name WaiHost -package-name WaiHost
   exit 1
 fi
 grep -m1 'model name' /proc/cpuinfo
+[ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && echo "AVX-512 loop EMULATED (Tests/Bench/entropy/avx512_emulation.h): its rows check its values, not its speed"
 echo "cores: $(nproc)"
 "$out/entropy-bench" "$@"

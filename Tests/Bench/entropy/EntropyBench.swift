@@ -92,10 +92,14 @@ struct EntropyBench {
         }
         let loops: [(String, RansLaneDecoder.Path)] = [("Swift", .swift), ("portable C", .only(.portable))]
             + (RansLaneDecoder.vectorAvailable ? [("AVX-512", .only(.avx512))] : [])
+        let extremes = values.min().flatMap { lo in values.max().map { lo...$0 } }
         for (name, path) in loops + [("best", .best)] {
-            guard try RansLaneDecoder.decode(stream2, count: count, tables: set, selection: selection, threads: threads,
-                                             path: path) == values else {
-                fatalError("v2 differs (\(name) loop)")
+            for n in Set([1, threads]) {
+                let decoded = try RansLaneDecoder.decodeWithExtremes(stream2, count: count, tables: set, selection: selection,
+                                                                     threads: n, path: path)
+                guard decoded?.values == values, decoded?.extremes == extremes else {
+                    fatalError("v2 differs (\(name) loop, \(n) threads)")
+                }
             }
         }
         var rows = [("v1 (one §5 stream, 1 thread)", t1)]
