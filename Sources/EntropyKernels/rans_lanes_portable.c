@@ -2,12 +2,12 @@
  * The lane-stream loop in portable C (entropy_kernels.h; docs/entropy-coding.md §4, §8.4):
  * the §4 step as RansLaneDecoder's Swift loop does it (bucket lookup, the cdf search forward
  * from it, the branch-free renormalisation of up to 2 bytes while 2 remain, the direct
- * value; and the least and greatest value written), for up to 32 lanes, in phases: every lane's bucket lookup, then every lane's cdf
- * search and state update, then every lane's renormalisation and value. Within a phase the
- * lanes' loads are independent and adjacent in the instruction stream, so the core has all
- * of them in flight at once; value by value, the out-of-order window holds only the few
- * steps that fit in it. Escapes and a lane's last bytes take the scalar slow paths of
- * rans_lanes_common.h.
+ * value), for up to 32 lanes, in phases: every lane's bucket lookup, then every lane's cdf
+ * search and state update, then every lane's renormalisation and value, then the least and
+ * greatest of the round's values. Within a phase the lanes' loads are independent and
+ * adjacent in the instruction stream, so the core has all of them in flight at once; value
+ * by value, the out-of-order window holds only the few steps that fit in it. Escapes and a
+ * lane's last bytes take the scalar slow paths of rans_lanes_common.h.
  */
 #include "rans_lanes_common.h"
 
