@@ -116,8 +116,11 @@ let package = Package(
         // deadline), temporary folders, the HTTP clients, paths to the built products.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], path: "Tests/TestSupportTests"),
+        // The lane decoder's AVX-512 loop on emulated intrinsics, for the tests on any CPU.
+        .target(name: "EmulatedEntropyKernels", dependencies: ["EntropyKernels"], path: "Tests/EmulatedEntropyKernels"),
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities",
-                                                        "BackendABI", "BackendDescriptor", "TestSupport"],
+                                                        "BackendABI", "BackendDescriptor", "TestSupport",
+                                                        "EmulatedEntropyKernels"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "WaiSupportTests", dependencies: ["WaiSupport"], path: "Tests/WaiSupportTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TestSupport"], path: "Tests/RelayTests"),

@@ -27,10 +27,9 @@ for m in EntropyKernels RegionKernels; do
   for c in Sources/$m/*.c; do
     o="$out/$(basename "$c" .c).o"
     if [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && [ "$(basename "$c")" = rans_lanes_avx512.c ]; then
-      # The vector loop on emulated intrinsics (Tests/Bench/entropy/avx512_emulation.h).
-      sed -e 's|#include <immintrin.h>||' -e 's|^#define T5 .*|#define T5|' "$c" > "$out/rans_lanes_avx512_emulated.c"
-      clang -O2 -c -include Tests/Bench/entropy/avx512_emulation.h -I "Sources/$m" -I "Sources/$m/include" \
-        "$out/rans_lanes_avx512_emulated.c" -o "$o"
+      # The vector loop on emulated intrinsics (Tests/EmulatedEntropyKernels/avx512_emulation.h).
+      clang -O2 -c -DWAI_AVX512_EMULATED -include Tests/EmulatedEntropyKernels/avx512_emulation.h \
+        -I "Sources/$m/include" "$c" -o "$o"
     elif [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && [ "$(basename "$c")" = region_kernels.c ]; then
       # The ISA the decoder chooses its loops by: AVX-512, whatever this CPU has.
       clang -O3 -c -I "Sources/$m/include" -Dwai_region_best_isa=wai_region_detected_isa "$c" -o "$o"
@@ -51,6 +50,6 @@ if ! swiftc -O -wmo -parse-as-library -module-name WaiHost -package-name WaiHost
   exit 1
 fi
 grep -m1 'model name' /proc/cpuinfo
-[ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && echo "AVX-512 loop EMULATED (Tests/Bench/entropy/avx512_emulation.h): its rows check its values, not its speed"
+[ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && echo "AVX-512 loop EMULATED (Tests/EmulatedEntropyKernels): its rows check its values, not its speed"
 echo "cores: $(nproc)"
 "$out/entropy-bench" "$@"

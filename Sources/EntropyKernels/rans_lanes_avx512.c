@@ -10,10 +10,16 @@
  */
 #include "rans_lanes_common.h"
 
-#if defined(__x86_64__)
+#if defined(WAI_AVX512_EMULATED)
+/* The tests' build: the intrinsics in portable C (Tests/EmulatedEntropyKernels), so this
+ * loop's logic is checked on CPUs without AVX-512 too. */
+#define T5
+#elif defined(__x86_64__)
 #include <immintrin.h>
-
 #define T5 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#endif
+
+#if defined(__x86_64__) || defined(WAI_AVX512_EMULATED)
 
 enum { LOWER = WAI_RANS_LOWER };
 

@@ -1,6 +1,7 @@
 import TestSupport
 import XCTest
 import WaiHost
+import EmulatedEntropyKernels
 @testable import WaiCore
 @testable import WaiEntropy
 @testable import WaiRuntime
@@ -34,19 +35,24 @@ final class RansLaneTests: XCTestCase {
         }
     }
 
-    /// Each C loop this CPU runs (EntropyKernels: the portable one everywhere, the AVX-512
-    /// one where the CPU has it) decodes every valid stream by itself — escapes (15 % of
-    /// these values), every precision from 1 to 16, lanes in their last 4 bytes, partial
-    /// rounds, groups of 1 to 32 lanes — to the Swift loop's values and their extremes; the
-    /// Swift loop is not quietly doing its work. On damaged streams the answer (values or the error's text) is
-    /// the Swift loop's.
+    /// The C loops with the AVX-512 one on emulated intrinsics (Tests/EmulatedEntropyKernels):
+    /// that loop's logic, checked on every CPU.
+    private let emulated = RansLaneDecoder.Loops(vector: wai_rans_lanes_decode_avx512_emulated,
+                                                 portable: wai_rans_lanes_decode_portable)
+
+    /// Each C loop (EntropyKernels: the portable one, the AVX-512 one on this CPU where it has
+    /// AVX-512 and on emulated intrinsics everywhere) decodes every valid stream by itself —
+    /// escapes (15 % of these values), every precision from 1 to 16, lanes in their last 4
+    /// bytes, partial rounds, groups of 1 to 32 lanes — to the Swift loop's values and their
+    /// extremes; the Swift loop is not quietly doing its work. On damaged streams the answer
+    /// (values or the error's text) is the Swift loop's.
     func testTheCLoopsDecodeAsTheSwiftLoop() throws {
-        let kernels = RansLaneDecoder.Kernel.allCases.filter(\.available)
-        XCTAssertTrue(kernels.contains(.portable))
-        for kernel in kernels { try checkLoop(kernel) }
+        try checkLoop(.portable, .native, "portable")
+        try checkLoop(.avx512, emulated, "avx512, emulated")
+        if RansLaneDecoder.vectorAvailable { try checkLoop(.avx512, .native, "avx512") }
     }
 
-    private func checkLoop(_ kernel: RansLaneDecoder.Kernel) throws {
+    private func checkLoop(_ kernel: RansLaneDecoder.Kernel, _ loops: RansLaneDecoder.Loops, _ name: String) throws {
         var rng = SplitMix64(seed: 24)
         let precisions = [1, 2, 4, 7, 12, 13, 15, 16]
         let tables = try precisions.enumerated().map { i, p in try randomTable(&rng, precision: p, symbolCount: min(1 << p, [1, 3, 5, 40, 300, 9, 1000, 257][i])) }
@@ -56,11 +62,11 @@ final class RansLaneTests: XCTestCase {
             let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
             for lanes in [1, 3, 8, 15, 16, 17, 31, 32] {
                 let stream = encode(values, selection, tables, lanes: lanes)
-                let label = "\(kernel), count \(count), \(lanes) lanes"
+                let label = "\(name), count \(count), \(lanes) lanes"
                 for threads in [1, 2] {
                     for path in [RansLaneDecoder.Path.only(kernel), .swift] {
                         let decoded = try RansLaneDecoder.decodeWithExtremes(stream, count: count, tables: set, selection: selection,
-                                                                             threads: threads, path: path)
+                                                                             threads: threads, path: path, loops: loops)
                         XCTAssertEqual(decoded?.values, values, "\(label), \(path), \(threads) threads")
                         XCTAssertEqual(decoded?.extremes, extremes(values), "\(label), \(path), \(threads) threads")
                     }
@@ -71,13 +77,13 @@ final class RansLaneTests: XCTestCase {
                     let at = 1 + 4 * lanes + rng.below(bad.count - 1 - 4 * lanes)
                     if rng.below(4) == 0 { bad.removeSubrange(at...) } else { bad[at] ^= UInt8(1 << rng.below(8)) }
                     func answer(_ path: RansLaneDecoder.Path) -> String {
-                        do { return "\(try RansLaneDecoder.decode(bad, count: count, tables: set, selection: selection, threads: 2, path: path) ?? [])" }
+                        do { return "\(try RansLaneDecoder.decode(bad, count: count, tables: set, selection: selection, threads: 2, path: path, loops: loops) ?? [])" }
                         catch { return "error: \(error)" }
                     }
                     XCTAssertEqual(answer(.best), answer(.swift), "\(label), byte \(at) damaged")
                     // Alone, the loop either gives the stream up or decodes the Swift loop's values.
                     if let mine = try? RansLaneDecoder.decode(bad, count: count, tables: set, selection: selection, threads: 2,
-                                                              path: .only(kernel)) {
+                                                              path: .only(kernel), loops: loops) {
                         XCTAssertEqual("\(mine)", answer(.swift), "\(label), byte \(at) damaged: the loop decided alone")
                     }
                 }
@@ -177,7 +183,9 @@ final class RansLaneTests: XCTestCase {
         let selection = (0..<count).map { _ in Int32(rng.below(tables.count)) }
         let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
         let stream = encode(values, selection, tables, lanes: 32)
-        let paths: [RansLaneDecoder.Path] = [.best, .swift] + RansLaneDecoder.Kernel.allCases.filter(\.available).map { .only($0) }
+        var paths: [(RansLaneDecoder.Path, RansLaneDecoder.Loops)] = [(.best, .native), (.swift, .native), (.only(.portable), .native),
+                                                                      (.best, emulated), (.only(.avx512), emulated)]
+        if RansLaneDecoder.vectorAvailable { paths.append((.only(.avx512), .native)) }
         let cases: [(String, [(Int, Int32)], Int)] = [
             ("past the end", [(7_001, 3)], 7_001), ("negative", [(40, -1)], 40), ("huge", [(12_345, .max)], 12_345),
             ("in the last round", [(count - 1, 3)], count - 1), ("two", [(19_000, 9), (300, -7)], 300),
@@ -185,10 +193,10 @@ final class RansLaneTests: XCTestCase {
         for (label, bad, first) in cases {
             var sel = selection
             for (i, t) in bad { sel[i] = t }
-            for path in paths {
+            for (path, loops) in paths {
                 for threads in [1, 2] {
                     XCTAssertThrowsError(try RansLaneDecoder.decode(stream, count: count, tables: set, selection: sel,
-                                                                    threads: threads, path: path), "\(label), \(path)") { e in
+                                                                    threads: threads, path: path, loops: loops), "\(label), \(path)") { e in
                         XCTAssertEqual(e as? RansLaneError, .tableIndexOutOfRange(valueIndex: first, table: Int(sel[first]),
                                                                                   tableCount: 3), "\(label), \(path)")
                     }

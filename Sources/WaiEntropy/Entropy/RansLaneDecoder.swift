@@ -41,23 +41,46 @@ public enum RansLaneDecoder {
     /// True where the vector loop runs on this CPU.
     static var vectorAvailable: Bool { Kernel.avx512.available }
 
+    /// A C loop's entry point, as entropy_kernels.h declares them.
+    typealias Loop = @convention(c) (UnsafePointer<wai_rans_lane_job>?, Int32, Int32, UnsafeMutablePointer<Int32>?) -> Int32
+
+    /// The C loops a decode calls: the vector loop where there is one, and the portable loop.
+    /// The tests give the vector loop on emulated intrinsics (Tests/EmulatedEntropyKernels),
+    /// so that its logic is checked on CPUs without AVX-512 too.
+    struct Loops: @unchecked Sendable {
+        var vector: Loop?
+        var portable: Loop
+
+        /// This CPU's: the AVX-512 loop only where RegionKernels detects AVX-512.
+        static var native: Loops {
+            Loops(vector: Kernel.avx512.available ? wai_rans_lanes_decode_avx512 : nil, portable: wai_rans_lanes_decode_portable)
+        }
+
+        func loop(_ kernel: Kernel) -> Loop? {
+            switch kernel {
+            case .avx512: vector
+            case .portable: portable
+            }
+        }
+    }
+
     /// Lanes decoded together on one thread. The AVX-512 loop's vector where it decodes;
     /// else the lanes shared evenly by the threads, 8 to 32 a group: more lanes give the core
     /// more independent loads in flight (on the Zen 3 guest the portable loop decoded 32
     /// lanes 3–10 % faster than 16), but a group is one thread's, so more than the threads'
     /// share would leave a core idle (docs/entropy-coding.md §8.4).
-    static func groupSize(laneCount: Int, threads: Int, path: Path) -> Int {
-        if path == .only(.avx512) || (path == .best && vectorAvailable) { return vectorGroupSize }
+    static func groupSize(laneCount: Int, threads: Int, path: Path, loops: Loops) -> Int {
+        if path == .only(.avx512) || (path == .best && loops.vector != nil) { return vectorGroupSize }
         let threads = max(threads, 1)
         return min(max((laneCount + threads - 1) / threads, 8), Int(WAI_RANS_PORTABLE_LANES))
     }
 
     /// The C loop that decodes a group of `lanes` lanes on `path`; nil for the Swift loop.
-    static func kernel(for lanes: Int, path: Path) -> Kernel? {
+    static func kernel(for lanes: Int, path: Path, loops: Loops) -> Kernel? {
         switch path {
         case .swift: nil
         case .only(let k): k
-        case .best: vectorAvailable && lanes >= vectorFrom ? .avx512 : .portable
+        case .best: loops.vector != nil && lanes >= vectorFrom ? .avx512 : .portable
         }
     }
 
@@ -82,20 +105,21 @@ public enum RansLaneDecoder {
         return decoded
     }
 
-    /// With `.only`, nil when that loop did not finish some group (or the CPU does not run
-    /// it); otherwise as `decode`.
+    /// With `.only`, nil when that loop did not finish some group (or `loops` has no such
+    /// loop); otherwise as `decode`.
     static func decode(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
-                       threads: Int, path: Path) throws -> [Int32]? {
+                       threads: Int, path: Path, loops: Loops = .native) throws -> [Int32]? {
         try decodeWithExtremes(stream, count: count, tables: tables, selection: selection, threads: threads,
-                               path: path)?.values
+                               path: path, loops: loops)?.values
     }
 
     static func decodeWithExtremes(_ stream: [UInt8], count: Int, tables: RansTableSet, selection: [Int32],
-                                   threads: Int, path: Path) throws -> (values: [Int32], extremes: ClosedRange<Int32>?)? {
+                                   threads: Int, path: Path,
+                                   loops: Loops = .native) throws -> (values: [Int32], extremes: ClosedRange<Int32>?)? {
         precondition(selection.count == count, "one table selection per value")
         let ranges = try RansLanes.laneRanges(stream)
         let laneCount = ranges.count
-        if case .only(let k) = path, !k.available || tables.vector == nil { return nil }
+        if case .only(let k) = path, loops.loop(k) == nil || tables.vector == nil { return nil }
         // The C loops check each value's table as they read it and give a group up on a bad
         // one; the Swift loop reads them unchecked, so without a C loop the selection is
         // checked first, and with one before any group is decoded again in Swift. On 2 cores
@@ -103,7 +127,7 @@ public enum RansLaneDecoder {
         let kernels = path == .swift ? nil : tables.vector
         if kernels == nil, let e = Self.selectionError(selection, tableCount: tables.count) { throw e }
         let width = count >= parallelThreshold ? threads : 1
-        let size = groupSize(laneCount: laneCount, threads: width, path: path)
+        let size = groupSize(laneCount: laneCount, threads: width, path: path, loops: loops)
         let groups = stride(from: 0, to: laneCount, by: size).map { $0..<min($0 + size, laneCount) }
         var failure: RansLaneError?
         var declined = false
@@ -124,8 +148,9 @@ public enum RansLaneDecoder {
                                                   cdf: cdf, lookup: lookup, entries: entries, selection: sel, out: out)
                                 var outcome = KernelLanes.with(kernels, job) { c in
                                     parallelMap(groups, width: width) { g -> GroupOutcome in
-                                        if let c, let k = kernel(for: g.count, path: path) {
-                                            return c.decode(lanes: g, with: k).map { .done($0) } ?? .declined
+                                        if let c, let k = kernel(for: g.count, path: path, loops: loops),
+                                           let loop = loops.loop(k) {
+                                            return c.decode(lanes: g, with: loop).map { .done($0) } ?? .declined
                                         }
                                         return job.decode(lanes: g) ? .failed : .decodedInSwift
                                     }
@@ -198,14 +223,9 @@ private struct KernelLanes: @unchecked Sendable {
 
     /// The extremes of the group's values (nil when it has none) when the loop decoded its
     /// lanes and they passed every check; .none when the loop gave the group up.
-    func decode(lanes: Range<Int>, with kernel: RansLaneDecoder.Kernel) -> ClosedRange<Int32>?? {
-        let first = Int32(lanes.lowerBound), n = Int32(lanes.count)
+    func decode(lanes: Range<Int>, with loop: RansLaneDecoder.Loop) -> ClosedRange<Int32>?? {
         var e: [Int32] = [.max, .min]
-        let status = switch kernel {
-        case .avx512: wai_rans_lanes_decode_avx512(job, first, n, &e)
-        case .portable: wai_rans_lanes_decode_portable(job, first, n, &e)
-        }
-        guard status == 0 else { return .none }
+        guard loop(job, Int32(lanes.lowerBound), Int32(lanes.count), &e) == 0 else { return .none }
         return .some(e[0] <= e[1] ? e[0]...e[1] : nil)
     }
 

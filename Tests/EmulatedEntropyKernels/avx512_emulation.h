@@ -1,9 +1,9 @@
 /*
  * The AVX-512 intrinsics the lane decoder's vector loop uses
  * (Sources/EntropyKernels/rans_lanes_avx512.c), in portable C, element by element after
- * Intel's pseudocode, so that loop's logic can be checked on a CPU without AVX-512:
- * scripts/bench-entropy.sh with WAI_BENCH_EMULATE_AVX512=1 compiles the file with this
- * header forced in, and its <immintrin.h> and target attribute removed. Masked-off elements
+ * Intel's pseudocode, so that loop's logic can be checked on a CPU without AVX-512: the
+ * tests build it on these (rans_lanes_avx512_emulated.c, WAI_AVX512_EMULATED), and so does
+ * scripts/bench-entropy.sh with WAI_BENCH_EMULATE_AVX512=1. Masked-off elements
  * are never read or written, as on the hardware (the loop's masked loads and gathers may
  * point past a buffer's end there). Debian's SIMDe (0.7.4) was the first choice; it lacks
  * seven of these and its alias of _mm512_mask_cmpge_epu32_mask takes the wrong arguments.
