@@ -21,25 +21,16 @@ public enum RansLaneDecoder {
     static let parallelThreshold = 1 << 14
 
     /// The C loops, each decoding a group of lanes or giving it up (entropy_kernels.h).
-    enum Kernel: CaseIterable, Sendable {
-        case avx512, portable
-
-        /// Whether this CPU runs it: AVX-512 F, BW, VL and VNNI as RegionKernels detects them.
-        var available: Bool {
-            switch self {
-            case .avx512: wai_region_best_isa() == WAI_REGION_ISA_AVX512
-            case .portable: true
-            }
-        }
-    }
+    enum Kernel: Sendable { case avx512, portable }
 
     /// Which loop decodes: the best C loop for each group (the Swift one decoding any group
     /// it gives up), the Swift one alone, or one C loop alone (tests: that it finishes what
     /// it should, not only that the fallback is right).
     enum Path: Equatable { case best, swift, only(Kernel) }
 
-    /// True where the vector loop runs on this CPU.
-    static var vectorAvailable: Bool { Kernel.avx512.available }
+    /// True where the vector loop runs on this CPU: AVX-512 F, BW, VL and VNNI as
+    /// RegionKernels detects them.
+    static var vectorAvailable: Bool { wai_region_best_isa() == WAI_REGION_ISA_AVX512 }
 
     /// A C loop's entry point, as entropy_kernels.h declares them.
     typealias Loop = @convention(c) (UnsafePointer<wai_rans_lane_job>?, Int32, Int32, UnsafeMutablePointer<Int32>?) -> Int32
@@ -53,7 +44,7 @@ public enum RansLaneDecoder {
 
         /// This CPU's: the AVX-512 loop only where RegionKernels detects AVX-512.
         static var native: Loops {
-            Loops(vector: Kernel.avx512.available ? wai_rans_lanes_decode_avx512 : nil, portable: wai_rans_lanes_decode_portable)
+            Loops(vector: vectorAvailable ? wai_rans_lanes_decode_avx512 : nil, portable: wai_rans_lanes_decode_portable)
         }
 
         func loop(_ kernel: Kernel) -> Loop? {
@@ -124,8 +115,8 @@ public enum RansLaneDecoder {
         // one; the Swift loop reads them unchecked, so without a C loop the selection is
         // checked first, and with one before any group is decoded again in Swift. On 2 cores
         // the check is about 2 ms of a 4K picture's 28, so it stays off the common path.
-        let kernels = path == .swift ? nil : tables.vector
-        if kernels == nil, let e = Self.selectionError(selection, tableCount: tables.count) { throw e }
+        let cTables = path == .swift ? nil : tables.vector
+        if cTables == nil, let e = Self.selectionError(selection, tableCount: tables.count) { throw e }
         let width = count >= parallelThreshold ? threads : 1
         let size = groupSize(laneCount: laneCount, threads: width, path: path, loops: loops)
         let groups = stride(from: 0, to: laneCount, by: size).map { $0..<min($0 + size, laneCount) }
@@ -146,7 +137,7 @@ public enum RansLaneDecoder {
                             selection.withUnsafeBufferPointer { sel in
                                 let job = LaneJob(laneCount: laneCount, count: count, ranges: ranges, bytes: bytes,
                                                   cdf: cdf, lookup: lookup, entries: entries, selection: sel, out: out)
-                                var outcome = KernelLanes.with(kernels, job) { c in
+                                var outcome = KernelLanes.with(cTables, job) { c in
                                     parallelMap(groups, width: width) { g -> GroupOutcome in
                                         if let c, let k = kernel(for: g.count, path: path, loops: loops),
                                            let loop = loops.loop(k) {
@@ -174,9 +165,7 @@ public enum RansLaneDecoder {
                                 }
                                 if outcome.contains(.decodedInSwift) {
                                     // The fallback and the tests' path: one pass over the values.
-                                    var lo = Int32.max, hi = Int32.min
-                                    for v in out { lo = min(lo, v); hi = max(hi, v) }
-                                    extremes = lo <= hi ? lo...hi : nil
+                                    extremes = Self.extremes(of: out)
                                 } else {
                                     for case .done(let e?) in outcome {
                                         extremes = extremes.map { min($0.lowerBound, e.lowerBound)...max($0.upperBound, e.upperBound) } ?? e
@@ -205,12 +194,17 @@ public enum RansLaneDecoder {
     /// by the Swift loop; failed in the Swift loop; or given up by a C loop.
     private enum GroupOutcome: Equatable { case done(ClosedRange<Int32>?), decodedInSwift, failed, declined }
 
+    /// The least and greatest of `values`, nil when there are none: one pass, vectorised.
+    private static func extremes<C: Collection<Int32>>(of values: C) -> ClosedRange<Int32>? {
+        var lo = Int32.max, hi = Int32.min
+        for v in values { lo = min(lo, v); hi = max(hi, v) }
+        return values.isEmpty ? nil : lo...hi
+    }
+
     /// The first value whose table is not one of `tableCount`, as the error; nil when every
     /// one is. A min/max pass (vectorised) first, the index only when there is a bad one.
     private static func selectionError(_ selection: [Int32], tableCount: Int) -> RansLaneError? {
-        var lo = Int32.max, hi = Int32.min
-        for t in selection { lo = min(lo, t); hi = max(hi, t) }
-        guard !selection.isEmpty, lo < 0 || Int(hi) >= tableCount,
+        guard let e = extremes(of: selection), e.lowerBound < 0 || Int(e.upperBound) >= tableCount,
               let i = selection.firstIndex(where: { $0 < 0 || Int($0) >= tableCount }) else { return nil }
         return .tableIndexOutOfRange(valueIndex: i, table: Int(selection[i]), tableCount: tableCount)
     }
