@@ -1,27 +1,51 @@
 /*
  * The lane-stream loop in portable C (entropy_kernels.h; docs/entropy-coding.md §4, §8.4):
- * the §4 step as RansLaneDecoder's Swift loop does it (bucket lookup, the cdf search forward
- * from it, the branch-free renormalisation of up to 2 bytes while 2 remain, the direct
- * value), for up to 32 lanes, in phases: every lane's bucket lookup, then every lane's cdf
- * search and state update, then every lane's renormalisation and value, then the least and
- * greatest of the round's values. Within a phase the lanes' loads are independent and
- * adjacent in the instruction stream, so the core has all of them in flight at once; value
- * by value, the out-of-order window holds only the few steps that fit in it. Escapes and a
- * lane's last bytes take the scalar slow paths of rans_lanes_common.h.
+ * the §4 step as RansLaneDecoder's Swift loop does it, for up to 32 lanes, in two phases:
+ * every lane's direct bucket, then every lane's state update, renormalisation (branch-free,
+ * up to 2 bytes while 2 remain) and value, the lanes that need the search last; then the
+ * least and greatest of the round's values. A direct bucket whose slots lie in one direct symbol holds the whole step's data
+ * (its cdf entry, frequency and value), so the common step reads one word where the search
+ * reads the bucket lookup and two cdf entries; a bucket across symbols, or an escape, takes
+ * the search and the scalar slow paths of rans_lanes_common.h. Within a phase the lanes'
+ * loads are independent and adjacent in the instruction stream, so the core has all of them
+ * in flight at once; value by value, the out-of-order window holds only the few steps that
+ * fit in it.
  */
 #include "rans_lanes_common.h"
 
-int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]) {
-    enum { W = WAI_RANS_PORTABLE_LANES };
-    if (n < 1 || n > W || first < 0 || job->lane_count < 1) return 1;
-    uint32_t xs[W], slot[W], sym[W];
-    int32_t ats[W], ends[W];
-    const wai_rans_table *entry[W];
+_Static_assert(WAI_RANS_PORTABLE_LANES <= 32, "a round's searched lanes are one 32-bit mask");
+
+/* A step whose bucket is not one direct symbol's (entropy_kernels.h): the §4 search forward
+ * from the bucket's first symbol, the state update, the checked renormalisation, and the
+ * escape's bypass or the value. 0 where the Swift decoder throws. Out of line: rare. */
+static __attribute__((noinline)) int wai_rans_searched_step(const wai_rans_lane_job *job, int32_t table, uint32_t slot,
+                                                            uint32_t s, uint32_t *x, int32_t *at, int32_t end,
+                                                            int32_t *value) {
+    const wai_rans_table *e = &job->tables[table];
+    const uint32_t *c = job->cdf + e->cdf_base, p = e->meta & 31, esc = e->meta >> 16;
+    while (c[s + 1] <= slot) s++;
+    *x = (c[s + 1] - c[s]) * (*x >> p) + slot - c[s];
+    int64_t a = *at;
+    int ok = wai_rans_renorm(x, &a, end, job->bytes);
+    if (ok && s == esc) ok = wai_rans_escaped(x, &a, end, job->bytes, e->lowest, e->highest, value);
+    else *value = e->offset + (int32_t)s - (s > esc);
+    *at = (int32_t)a;
+    return ok;
+}
+
+/* The loop, for tables of any precisions (shared 0: each table's meta says), or all of
+ * precision `shared`, which the compiler then folds into the step as a constant. */
+static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job *job, int first, int n,
+                                                        int32_t extremes[2], const uint32_t shared) {
+    enum { W = WAI_RANS_PORTABLE_LANES, DB = WAI_RANS_DIRECT_BITS };
+    const uint32_t shared_meta = shared == 0 ? 0 : shared | (shared > DB ? shared - DB : 0) << 10;
+    uint32_t xs[W], slots[W], metas[W];
+    int32_t ats[W], ends[W], picked[W];
+    uint64_t buckets[W];
     if (!wai_rans_lanes_begin(job, first, n, xs, ats, ends)) return 1;
     /* out is the only array written: restrict lets the compiler keep the rest in registers. */
     const uint8_t *restrict bytes = job->bytes;
-    const uint32_t *restrict cdf = job->cdf;
-    const uint16_t *restrict lookup = job->lookup;
+    const uint64_t *restrict direct = job->direct;
     const wai_rans_table *restrict tables = job->tables;
     const int32_t *restrict selection = job->selection;
     int32_t *restrict out = job->out;
@@ -36,29 +60,24 @@ int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int 
         for (int j = 0; j < m; j++) {
             const int32_t table = selection[base + j];
             if ((uint32_t)table >= (uint32_t)table_count) return 1;
-            const wai_rans_table *e = &tables[table];
-            const uint32_t meta = e->meta, p = meta & 31, sh = (meta >> 5) & 31;
-            const uint32_t s = xs[j] & ((1u << p) - 1);
-            entry[j] = e;
-            slot[j] = s;
-            sym[j] = lookup[e->lookup_base + (s >> sh)];
+            const uint32_t meta = shared ? shared_meta : tables[table].meta;
+            const uint32_t s = xs[j] & ((1u << (meta & 31)) - 1);
+            picked[j] = table;
+            metas[j] = meta;
+            slots[j] = s;
+            buckets[j] = direct[((int64_t)table << DB) + (s >> ((meta >> 10) & 31))];
         }
+        /* Lanes are independent, so a searched step waits for the end of the round: the
+         * loop over the others keeps its registers, and holds no call. */
+        uint32_t searched = 0;
         for (int j = 0; j < m; j++) {
-            const wai_rans_table *e = entry[j];
-            const uint32_t *c = cdf + e->cdf_base, sl = slot[j], p = e->meta & 31;
-            uint32_t s = sym[j];
-            /* The bucket's symbol or the next, without a branch: most steps end here. The
-             * empty asm keeps the compiler from folding this into the loop below, whose exit
-             * would then be a branch on the coded data, mispredicted on every advance. */
-            s += c[s + 1] <= sl;
-            __asm__("" : "+r"(s));
-            while (__builtin_expect(c[s + 1] <= sl, 0)) s++;
-            const uint32_t start = c[s];
-            xs[j] = (c[s + 1] - start) * (xs[j] >> p) + sl - start;
-            sym[j] = s;
-        }
-        for (int j = 0; j < m; j++) {
-            uint32_t x = xs[j];
+            const uint64_t d = buckets[j];
+            const uint32_t f = (uint32_t)(d >> 48);
+            if (__builtin_expect(f == 0, 0)) {
+                searched |= 1u << j;
+                continue;
+            }
+            uint32_t x = f * (xs[j] >> ((shared ? shared_meta : metas[j]) & 31)) + slots[j] - (uint32_t)((d >> 32) & 0xFFFF);
             int32_t at = ats[j];
             const int32_t end = ends[j];
             if (at + 2 <= end) {
@@ -75,17 +94,15 @@ int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int 
                 if (!wai_rans_renorm(&x, &a, end, bytes)) return 1;
                 at = (int32_t)a;
             }
-            const wai_rans_table *e = entry[j];
-            const uint32_t s = sym[j], esc = e->meta >> 16;
-            if (__builtin_expect(s == esc, 0)) {
-                int64_t a = at;
-                if (!wai_rans_escaped(&x, &a, end, bytes, e->lowest, e->highest, &out[base + j])) return 1;
-                at = (int32_t)a;
-            } else {
-                out[base + j] = e->offset + (int32_t)s - (s > esc);
-            }
+            out[base + j] = (int32_t)d;
             xs[j] = x;
             ats[j] = at;
+        }
+        for (; searched; searched &= searched - 1) {
+            const int j = __builtin_ctz(searched);
+            if (!wai_rans_searched_step(job, picked[j], slots[j], (uint32_t)buckets[j], &xs[j], &ats[j], ends[j],
+                                        &out[base + j]))
+                return 1;
         }
         /* The round's values are consecutive (§8.1): a loop the compiler vectorises. */
         for (int j = 0; j < m; j++) {
@@ -98,4 +115,10 @@ int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int 
     extremes[0] = lowest;
     extremes[1] = highest;
     return 0;
+}
+
+int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]) {
+    if (n < 1 || n > WAI_RANS_PORTABLE_LANES || first < 0 || job->lane_count < 1 || !job->direct) return 1;
+    /* Every model set's tables have precision 16 (docs/capabilities/int_hyper.md §2.2). */
+    return job->precision == 16 ? decode(job, first, n, extremes, 16) : decode(job, first, n, extremes, 0);
 }

@@ -47,16 +47,24 @@ final class RansLaneTests: XCTestCase {
     /// extremes; the Swift loop is not quietly doing its work. On damaged streams the answer
     /// (values or the error's text) is the Swift loop's.
     func testTheCLoopsDecodeAsTheSwiftLoop() throws {
-        try checkLoop(.portable, .native, "portable")
-        try checkLoop(.avx512, emulated, "avx512, emulated")
-        if RansLaneDecoder.vectorAvailable { try checkLoop(.avx512, .native, "avx512") }
+        try checkLoop(.portable, .native, "portable", tables: .mixed)
+        try checkLoop(.portable, .native, "portable, precision 16", tables: .sixteen)
+        try checkLoop(.avx512, emulated, "avx512, emulated", tables: .mixed)
+        if RansLaneDecoder.vectorAvailable { try checkLoop(.avx512, .native, "avx512", tables: .mixed) }
     }
 
-    private func checkLoop(_ kernel: RansLaneDecoder.Kernel, _ loops: RansLaneDecoder.Loops, _ name: String) throws {
+    /// Tables of every precision; or all of precision 16, as a model set's are, which the
+    /// portable loop decodes with the precision as a constant.
+    private enum TableKind { case mixed, sixteen }
+
+    private func checkLoop(_ kernel: RansLaneDecoder.Kernel, _ loops: RansLaneDecoder.Loops, _ name: String,
+                           tables kind: TableKind) throws {
         var rng = SplitMix64(seed: 24)
-        let precisions = [1, 2, 4, 7, 12, 13, 15, 16]
-        let tables = try precisions.enumerated().map { i, p in try randomTable(&rng, precision: p, symbolCount: min(1 << p, [1, 3, 5, 40, 300, 9, 1000, 257][i])) }
+        let precisions = kind == .mixed ? [1, 2, 4, 7, 12, 13, 15, 16] : Array(repeating: 16, count: 6)
+        let symbolCounts = kind == .mixed ? [1, 3, 5, 40, 300, 9, 1000, 257] : [1, 2, 40, 257, 5000, 65536]
+        let tables = try zip(precisions, symbolCounts).map { p, k in try randomTable(&rng, precision: p, symbolCount: min(1 << p, k)) }
         let set = RansTableSet(tables)
+        XCTAssertEqual(set.sharedPrecision, kind == .mixed ? 0 : 16)
         for count in [0, 1, 15, 16, 17, 33, 1023, 20_011] {
             let selection = (0..<count).map { _ in Int32(rng.below(tables.count)) }
             let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
@@ -89,6 +97,23 @@ final class RansLaneTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Beyond the tables the portable loop's direct buckets are built for, it gives every
+    /// group up and the Swift loop decodes them: the values are the same either way.
+    func testTooManyTablesForTheDirectBucketsFallBackToTheSwiftLoop() throws {
+        var rng = SplitMix64(seed: 25)
+        let tables = try (0...RansTableSet.directTableLimit).map { _ in try randomTable(&rng, precision: 6, symbolCount: 4) }
+        let set = RansTableSet(tables)
+        XCTAssertNil(set.direct)
+        XCTAssertNotNil(RansTableSet(Array(tables.dropLast())).direct)
+        let selection = (0..<5000).map { _ in Int32(rng.below(tables.count)) }
+        let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
+        let stream = encode(values, selection, tables, lanes: 16)
+        XCTAssertNil(try RansLaneDecoder.decode(stream, count: values.count, tables: set, selection: selection, threads: 1,
+                                                path: .only(.portable)))
+        XCTAssertEqual(try RansLaneDecoder.decode(stream, count: values.count, tables: set, selection: selection, threads: 2),
+                       values)
     }
 
     /// Lane k is exactly the §5 stream of values k, k+L, k+2L, … (§8.1): a version-1 decoder

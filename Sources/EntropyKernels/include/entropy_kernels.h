@@ -18,7 +18,7 @@
 /* One table as the loop reads it: 8 32-bit words, so a field of table t is word 8t + k of
  * the array and one gather (index t << 3) fetches it for 16 lanes. */
 typedef struct wai_rans_table {
-    uint32_t meta;                 /* precision | lookup shift << 5 | escape symbol << 16 */
+    uint32_t meta;                 /* precision | lookup shift << 5 | direct shift << 10 | escape symbol << 16 */
     int32_t cdf_base;              /* where its cdf starts in `cdf` */
     int32_t lookup_base;           /* where its buckets start in `lookup` */
     int32_t offset;                /* the value of the first direct symbol */
@@ -43,7 +43,18 @@ typedef struct wai_rans_lane_job {
     int32_t lane_count;            /* L */
     int32_t table_count;           /* entries of `tables`: a selection outside gives the group up */
     const wai_rans_lane_range *lanes;
+    /* Every table's 2^WAI_RANS_DIRECT_BITS direct buckets, table t's from t << WAI_RANS_DIRECT_BITS
+     * (the portable loop's; NULL when the tables are too many to hold them, and then that loop
+     * gives every group up). Bucket b of a table with direct shift d holds its slots
+     * b << d … (b + 1) << d − 1. Where those lie in one direct symbol s: s's value (bits 0–31),
+     * cdf[s] (bits 32–47) and its frequency (bits 48–63, never 0). Otherwise (an escape, or
+     * a bucket across symbols): the symbol holding the bucket's first slot, and frequency 0. */
+    const uint64_t *direct;
+    int32_t precision;             /* the precision every table has, 0 when they differ */
 } wai_rans_lane_job;
+
+/* Direct buckets per table: 2^min(precision, WAI_RANS_DIRECT_BITS) used, the rest zero. */
+enum { WAI_RANS_DIRECT_BITS = 10 };
 
 /* Decodes lanes first … first + n − 1 (n ≤ 16) of the job, writing their values; 0 when
  * every one decoded and passed its final-state check, nonzero otherwise (see above). On 0,

@@ -115,7 +115,7 @@ public enum RansLaneDecoder {
         // one; the Swift loop reads them unchecked, so without a C loop the selection is
         // checked first, and with one before any group is decoded again in Swift. On 2 cores
         // the check is about 2 ms of a 4K picture's 28, so it stays off the common path.
-        let cTables = path == .swift ? nil : tables.vector
+        let cTables = path == .swift || tables.vector == nil ? nil : tables
         if cTables == nil, let e = Self.selectionError(selection, tableCount: tables.count) { throw e }
         let width = count >= parallelThreshold ? threads : 1
         let size = groupSize(laneCount: laneCount, threads: width, path: path, loops: loops)
@@ -223,19 +223,28 @@ private struct KernelLanes: @unchecked Sendable {
         return .some(e[0] <= e[1] ? e[0]...e[1] : nil)
     }
 
-    static func with<R>(_ tables: [wai_rans_table]?, _ job: LaneJob, _ body: (KernelLanes?) -> R) -> R {
-        guard let tables else { return body(nil) }
+    static func with<R>(_ set: RansTableSet?, _ job: LaneJob, _ body: (KernelLanes?) -> R) -> R {
+        guard let set, let tables = set.vector else { return body(nil) }
         let lanes = job.ranges.map { wai_rans_lane_range(begin: Int64($0.lowerBound), end: Int64($0.upperBound)) }
         return tables.withUnsafeBufferPointer { t in
             lanes.withUnsafeBufferPointer { l in
-                var c = wai_rans_lane_job(bytes: job.bytes.baseAddress, cdf: job.cdf.baseAddress,
-                                          lookup: job.lookup.baseAddress, tables: t.baseAddress,
-                                          selection: job.selection.baseAddress, out: job.out.baseAddress,
-                                          count: Int64(job.count), lane_count: Int32(job.laneCount),
-                                          table_count: Int32(tables.count), lanes: l.baseAddress)
-                return withUnsafePointer(to: &c) { body(KernelLanes(job: $0)) }
+                withOptionalBuffer(set.direct) { d in
+                    var c = wai_rans_lane_job(bytes: job.bytes.baseAddress, cdf: job.cdf.baseAddress,
+                                              lookup: job.lookup.baseAddress, tables: t.baseAddress,
+                                              selection: job.selection.baseAddress, out: job.out.baseAddress,
+                                              count: Int64(job.count), lane_count: Int32(job.laneCount),
+                                              table_count: Int32(tables.count), lanes: l.baseAddress, direct: d,
+                                              precision: set.sharedPrecision)
+                    return withUnsafePointer(to: &c) { body(KernelLanes(job: $0)) }
+                }
             }
         }
+    }
+
+    /// The array's storage for the closure, or nil for no array.
+    private static func withOptionalBuffer<T, R>(_ array: [T]?, _ body: (UnsafePointer<T>?) -> R) -> R {
+        guard let array else { return body(nil) }
+        return array.withUnsafeBufferPointer { body($0.baseAddress) }
     }
 }
 

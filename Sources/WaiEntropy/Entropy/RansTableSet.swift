@@ -33,11 +33,24 @@ public struct RansTableSet: Sendable, Equatable {
     /// many for the vector loop's index `table << 3` (then the Swift loop decodes everything).
     let vector: [wai_rans_table]?
 
+    /// The portable loop's direct buckets (entropy_kernels.h): 2^directBits per table, so
+    /// 32 KiB a table. Built only for up to `directTableLimit` tables (32 MiB): a model set
+    /// has a few dozen, and a larger set is decoded by the other loops instead.
+    static let directBits = Int(WAI_RANS_DIRECT_BITS)
+    static let directTableLimit = 1024
+    /// The direct buckets, nil beyond `directTableLimit` tables.
+    let direct: [UInt64]?
+    /// The precision every table has (a model set's: one for all), else 0; the portable
+    /// loop then takes it as a constant instead of reading it per value.
+    let sharedPrecision: Int32
+
     static func vectorTables(_ entries: [Entry], cdfCount: Int, lookupCount: Int) -> [wai_rans_table]? {
         guard cdfCount < Int(Int32.max) - 2, lookupCount < Int(Int32.max) - 2, entries.count < 1 << 27 else { return nil }
         return entries.map { e in
-            // escape < K ≤ 65536 (§1), precision ≤ 16, shift ≤ 16: each field fits its bits.
-            wai_rans_table(meta: e.precision | e.lookupShift << 5 | UInt32(truncatingIfNeeded: e.escape) << 16,
+            // escape < K ≤ 65536 (§1), precision ≤ 16, shifts ≤ 16: each field fits its bits.
+            let directShift = e.precision - min(e.precision, UInt32(directBits))
+            return wai_rans_table(meta: e.precision | e.lookupShift << 5 | directShift << 10
+                                      | UInt32(truncatingIfNeeded: e.escape) << 16,
                            cdf_base: Int32(e.cdfBase), lookup_base: Int32(e.lookupBase), offset: e.offset,
                            lowest: e.lowestDirect, highest: e.highestDirect)
         }
@@ -81,5 +94,33 @@ public struct RansTableSet: Sendable, Equatable {
         self.cdf = cdf
         vector = Self.vectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count - 1)
         self.lookup = lookup
+        direct = tables.count <= Self.directTableLimit ? Self.directBuckets(tables) : nil
+        sharedPrecision = tables.allSatisfy { $0.precision == tables.first?.precision } ? Int32(tables.first?.precision ?? 0) : 0
+    }
+
+    /// Each table's direct buckets as entropy_kernels.h lays them out: where a bucket's
+    /// slots all lie in one direct symbol, the whole §4 step's data in one word; elsewhere
+    /// (an escape, a bucket across symbols) the symbol of its first slot, for the search.
+    static func directBuckets(_ tables: [FrequencyTable]) -> [UInt64] {
+        let perTable = 1 << directBits
+        var direct = [UInt64](repeating: 0, count: tables.count * perTable)
+        for (i, t) in tables.enumerated() {
+            let bits = min(t.precision, directBits), shift = t.precision - bits
+            t.cdf.withUnsafeBufferPointer { c in
+                var s = 0
+                for bucket in 0..<(1 << bits) {
+                    let first = UInt32(bucket << shift), last = first + UInt32(1 << shift) - 1
+                    // c[K] = 2^precision > every slot, so the walk stops inside the table.
+                    while c[s + 1] <= first { s += 1 }
+                    let whole = c[s + 1] > last && s != t.escapeSymbol
+                    // A direct symbol's frequency is below 2^16: the escape has at least 1 of 2^p ≤ 2^16.
+                    direct[i * perTable + bucket] = whole
+                        ? UInt64(UInt32(bitPattern: t.value(ofDirectSymbol: s))) | UInt64(c[s]) << 32
+                            | UInt64(c[s + 1] - c[s]) << 48
+                        : UInt64(s)
+                }
+            }
+        }
+        return direct
     }
 }
