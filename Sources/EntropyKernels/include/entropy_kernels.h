@@ -1,13 +1,14 @@
 /*
  * entropy_kernels.h — the lane-stream decoder's C loops (docs/entropy-coding.md §8.4): an
  * AVX-512 one, 16 lanes of a lane stream decoded side by side, one vector element per lane,
- * and a portable one, up to 32 lanes in phases. Host code, never a plugin's. The Swift
- * decoder (RansLaneDecoder) stays the definition: the loops decode what it decodes, and do
- * rarer steps (an escape, a lane's last bytes) lane by lane in scalar code that follows its
- * slow paths; anything they do not accept (a table index out of range, a truncated lane, a
- * bad bypass, trailing bytes, a final state other than L) makes them return nonzero, and the
- * caller decodes those lanes again with the Swift decoder, which names the error. So they
- * never decide an error, and where they return 0 their values are the Swift decoder's.
+ * and a portable one, up to 32 lanes in phases, reading direct buckets. Host code, never a
+ * plugin's. The Swift decoder (RansLaneDecoder) stays the definition: the loops decode what
+ * it decodes, and do rarer steps (an escape, a lane's last bytes) lane by lane in scalar
+ * code that follows its slow paths; anything they do not accept (a table index out of range,
+ * a truncated lane, a bad bypass, trailing bytes, a final state other than L) makes them
+ * return nonzero, and the caller decodes those lanes again with the Swift decoder, which
+ * names the error. So they never decide an error, and where they return 0 their values are
+ * the Swift decoder's.
  */
 #ifndef WAI_ENTROPY_KERNELS_H
 #define WAI_ENTROPY_KERNELS_H
@@ -60,7 +61,8 @@ enum { WAI_RANS_DIRECT_BITS = 10 };
  * every one decoded and passed its final-state check, nonzero otherwise (see above). On 0,
  * extremes[0] and extremes[1] are the least and greatest value the lanes wrote (INT32_MAX
  * and INT32_MIN when they wrote none), so the caller's range check needs no pass of its
- * own. Only on a CPU with AVX-512 F and BW (wai_region_best_isa() == WAI_REGION_ISA_AVX512). */
+ * own. It needs AVX-512 F and BW; the host calls it only where RegionKernels chose AVX-512
+ * (wai_region_best_isa() == WAI_REGION_ISA_AVX512: F, BW, VL and VNNI). */
 int wai_rans_lanes_decode_avx512(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]);
 
 /* The most lanes the portable loop takes at once: every lane of a stream (§8.3 caps them). */
