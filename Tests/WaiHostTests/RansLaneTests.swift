@@ -72,7 +72,8 @@ final class RansLaneTests: XCTestCase {
                 let stream = encode(values, selection, tables, lanes: lanes)
                 let label = "\(name), count \(count), \(lanes) lanes"
                 for threads in [1, 2] {
-                    for path in [RansLaneDecoder.Path.only(kernel), .swift] {
+                    // The Swift loop once per table set: the AVX-512 checks reuse the mixed set.
+                    for path in kernel == .portable ? [.only(kernel), .swift] : [RansLaneDecoder.Path.only(kernel)] {
                         let decoded = try RansLaneDecoder.decodeWithExtremes(stream, count: count, tables: set, selection: selection,
                                                                              threads: threads, path: path, loops: loops)
                         XCTAssertEqual(decoded?.values, values, "\(label), \(path), \(threads) threads")
