@@ -117,6 +117,36 @@ final class RansLaneTests: XCTestCase {
                        values)
     }
 
+    /// The direct buckets as entropy_kernels.h lays them out, worked by hand: a table below
+    /// 2^10 slots has one bucket a slot; at precision 16 a bucket is 64 slots, and only one
+    /// that lies inside a direct symbol holds that symbol's cdf entry, frequency and value.
+    func testDirectBucketsHoldOneSymbolsStepOrTheSymbolToSearchFrom() throws {
+        func word(value: Int32, start: Int, frequency: Int) -> UInt64 {
+            UInt64(UInt32(bitPattern: value)) | UInt64(start) << 32 | UInt64(frequency) << 48
+        }
+        let perTable = 1 << RansTableSet.directBits
+        // Precision 2, symbols 0 (slots 0–1), 1 = the escape (slot 2), 2 (slot 3); offset −7,
+        // so symbol 0 is −7 and symbol 2, above the escape, is −6.
+        let small = try FrequencyTable(precision: 2, frequencies: [2, 1, 1], escapeSymbol: 1, offset: -7)
+        // Precision 16: symbol 0 holds slots 0–99, 1 slots 100–65 434, 2 (the escape) the rest.
+        let wide = try FrequencyTable(precision: 16, frequencies: [100, 65335, 101], escapeSymbol: 2, offset: 40)
+        let set = RansTableSet([small, wide])
+        let direct = try XCTUnwrap(set.direct)
+        XCTAssertEqual(direct.count, 2 * perTable)
+        XCTAssertEqual(Array(direct[0..<4]), [word(value: -7, start: 0, frequency: 2), word(value: -7, start: 0, frequency: 2),
+                                              1, word(value: -6, start: 3, frequency: 1)])
+        XCTAssertTrue(direct[4..<perTable].allSatisfy { $0 == 0 }, "unused buckets")
+        let w = Array(direct[perTable...])
+        XCTAssertEqual(w[0], word(value: 40, start: 0, frequency: 100))     // slots 0–63
+        XCTAssertEqual(w[1], 0)                                             // 64–127: symbols 0 and 1, search from 0
+        XCTAssertEqual(w[2], word(value: 41, start: 100, frequency: 65335))
+        XCTAssertEqual(w[1021], word(value: 41, start: 100, frequency: 65335))  // 65 344–65 407
+        XCTAssertEqual(w[1022], 1)                                          // 65 408–65 471: 1, then the escape from 65 435
+        XCTAssertEqual(w[1023], 2)                                          // the escape's own
+        XCTAssertEqual(set.sharedPrecision, 0)
+        XCTAssertEqual(RansTableSet([wide, wide]).sharedPrecision, 16)
+    }
+
     /// Lane k is exactly the §5 stream of values k, k+L, k+2L, … (§8.1): a version-1 decoder
     /// reads it, and re-encoding reproduces the lane stream byte for byte.
     func testEachLaneIsAVersion1StreamOfItsValues() throws {
