@@ -3,13 +3,13 @@
  * the §4 step as RansLaneDecoder's Swift loop does it, for up to 32 lanes, in two phases:
  * every lane's direct bucket, then every lane's state update, renormalisation (branch-free,
  * up to 2 bytes while 2 remain) and value, the lanes that need the search last; then the
- * least and greatest of the round's values. A direct bucket whose slots lie in one direct symbol holds the whole step's data
- * (its cdf entry, frequency and value), so the common step reads one word where the search
- * reads the bucket lookup and two cdf entries; a bucket across symbols, or an escape, takes
- * the search and the scalar slow paths of rans_lanes_common.h. Within a phase the lanes'
- * loads are independent and adjacent in the instruction stream, so the core has all of them
- * in flight at once; value by value, the out-of-order window holds only the few steps that
- * fit in it.
+ * least and greatest of the round's values. A direct bucket whose slots lie in one direct
+ * symbol holds the whole step's data (its cdf entry, frequency and value), so the common
+ * step reads one word where the search reads the bucket lookup and two cdf entries; a bucket
+ * across symbols, or an escape, takes the search and the scalar slow paths of
+ * rans_lanes_common.h. Within a phase the lanes' loads are independent and adjacent in the
+ * instruction stream, so the core has all of them in flight at once; value by value, the
+ * out-of-order window holds only the few steps that fit in it.
  */
 #include "rans_lanes_common.h"
 
@@ -26,11 +26,14 @@ static __attribute__((noinline)) int wai_rans_searched_step(const wai_rans_lane_
     while (c[s + 1] <= slot) s++;
     *x = (c[s + 1] - c[s]) * (*x >> p) + slot - c[s];
     int64_t a = *at;
-    int ok = wai_rans_renorm(x, &a, end, job->bytes);
-    if (ok && s == esc) ok = wai_rans_escaped(x, &a, end, job->bytes, e->lowest, e->highest, value);
-    else *value = e->offset + (int32_t)s - (s > esc);
+    if (!wai_rans_renorm(x, &a, end, job->bytes)) return 0;
+    if (s == esc) {
+        if (!wai_rans_escaped(x, &a, end, job->bytes, e->lowest, e->highest, value)) return 0;
+    } else {
+        *value = e->offset + (int32_t)s - (s > esc);
+    }
     *at = (int32_t)a;
-    return ok;
+    return 1;
 }
 
 /* The loop, for tables of any precisions (shared 0: each table's meta says), or all of
@@ -77,7 +80,8 @@ static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job 
                 searched |= 1u << j;
                 continue;
             }
-            uint32_t x = f * (xs[j] >> ((shared ? shared_meta : metas[j]) & 31)) + slots[j] - (uint32_t)((d >> 32) & 0xFFFF);
+            const uint32_t p = (shared ? shared_meta : metas[j]) & 31, start = (uint32_t)(d >> 32) & 0xFFFF;
+            uint32_t x = f * (xs[j] >> p) + slots[j] - start;
             int32_t at = ats[j];
             const int32_t end = ends[j];
             if (at + 2 <= end) {
@@ -119,6 +123,7 @@ static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job 
 
 int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]) {
     if (n < 1 || n > WAI_RANS_PORTABLE_LANES || first < 0 || job->lane_count < 1 || !job->direct) return 1;
-    /* Every model set's tables have precision 16 (docs/capabilities/int_hyper.md §2.2). */
+    /* A model set's tables share one precision (docs/capabilities/int_hyper.md §2.2): 16 in
+     * every set the project's tools write. */
     return job->precision == 16 ? decode(job, first, n, extremes, 16) : decode(job, first, n, extremes, 0);
 }

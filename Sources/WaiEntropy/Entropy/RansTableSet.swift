@@ -95,7 +95,8 @@ public struct RansTableSet: Sendable, Equatable {
         vector = Self.vectorTables(entries, cdfCount: cdf.count, lookupCount: lookup.count - 1)
         self.lookup = lookup
         direct = tables.count <= Self.directTableLimit ? Self.directBuckets(tables) : nil
-        sharedPrecision = tables.allSatisfy { $0.precision == tables.first?.precision } ? Int32(tables.first?.precision ?? 0) : 0
+        let first = tables.first?.precision ?? 0
+        sharedPrecision = tables.allSatisfy { $0.precision == first } ? Int32(first) : 0
     }
 
     /// Each table's direct buckets as entropy_kernels.h lays them out: where a bucket's
