@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job 
     enum { W = WAI_RANS_PORTABLE_LANES, DB = WAI_RANS_DIRECT_BITS };
     const uint32_t shared_meta = shared == 0 ? 0 : shared | (shared > DB ? shared - DB : 0) << 10;
     uint32_t xs[W], slots[W], metas[W];
-    int32_t ats[W], ends[W], picked[W];
+    int32_t ats[W], ends[W];
     uint64_t buckets[W];
     if (!wai_rans_lanes_begin(job, first, n, xs, ats, ends)) return 1;
     /* out is the only array written: restrict lets the compiler keep the rest in registers. */
@@ -65,7 +65,6 @@ static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job 
             if ((uint32_t)table >= (uint32_t)table_count) return 1;
             const uint32_t meta = shared ? shared_meta : tables[table].meta;
             const uint32_t s = xs[j] & ((1u << (meta & 31)) - 1);
-            picked[j] = table;
             metas[j] = meta;
             slots[j] = s;
             buckets[j] = direct[((int64_t)table << DB) + (s >> ((meta >> 10) & 31))];
@@ -104,8 +103,9 @@ static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job 
         }
         for (; searched; searched &= searched - 1) {
             const int j = __builtin_ctz(searched);
-            if (!wai_rans_searched_step(job, picked[j], slots[j], (uint32_t)buckets[j], &xs[j], &ats[j], ends[j],
-                                        &out[base + j]))
+            /* The table index was checked in the first phase. */
+            if (!wai_rans_searched_step(job, selection[base + j], slots[j], (uint32_t)buckets[j], &xs[j], &ats[j],
+                                        ends[j], &out[base + j]))
                 return 1;
         }
         /* The round's values are consecutive (§8.1): a loop the compiler vectorises. */

@@ -34,7 +34,7 @@ public struct RansTableSet: Sendable, Equatable {
     let vector: [wai_rans_table]?
 
     /// The portable loop's direct buckets (entropy_kernels.h): 2^directBits per table, so
-    /// 32 KiB a table. Built only for up to `directTableLimit` tables (32 MiB): a model set
+    /// 8 KiB a table. Built only for up to `directTableLimit` tables (8 MiB): a model set
     /// has a few dozen, and a larger set is decoded by the other loops instead.
     static let directBits = Int(WAI_RANS_DIRECT_BITS)
     static let directTableLimit = 1024
@@ -77,15 +77,9 @@ public struct RansTableSet: Sendable, Equatable {
                                  lookupShift: UInt32(shift), escape: t.escapeSymbol, offset: t.offset,
                                  lowestDirect: t.lowestDirectValue, highestDirect: t.highestDirectValue))
             cdf += t.cdf
-            t.cdf.withUnsafeBufferPointer { c in
-                // c[K] = 2^precision > every slot, so the walk stops inside the table.
-                var s = 0
-                for bucket in 0..<(1 << bits) {
-                    let slot = UInt32(bucket << shift)
-                    while c[s + 1] <= slot { s += 1 }
-                    // K ≤ 65536, so a symbol fits in 16 bits (§1).
-                    lookup.append(UInt16(truncatingIfNeeded: s))
-                }
+            Self.walkBuckets(t, bits: Self.lookupBits) { _, _, s in
+                // K ≤ 65536, so a symbol fits in 16 bits (§1).
+                lookup.append(UInt16(truncatingIfNeeded: s))
             }
         }
         lookup.append(0)
@@ -106,22 +100,33 @@ public struct RansTableSet: Sendable, Equatable {
         let perTable = 1 << directBits
         var direct = [UInt64](repeating: 0, count: tables.count * perTable)
         for (i, t) in tables.enumerated() {
-            let bits = min(t.precision, directBits), shift = t.precision - bits
-            t.cdf.withUnsafeBufferPointer { c in
-                var s = 0
-                for bucket in 0..<(1 << bits) {
-                    let first = UInt32(bucket << shift), last = first + UInt32(1 << shift) - 1
-                    // c[K] = 2^precision > every slot, so the walk stops inside the table.
-                    while c[s + 1] <= first { s += 1 }
-                    let whole = c[s + 1] > last && s != t.escapeSymbol
-                    // A direct symbol's frequency is below 2^16: the escape has at least 1 of 2^p ≤ 2^16.
-                    direct[i * perTable + bucket] = whole
-                        ? UInt64(UInt32(bitPattern: t.value(ofDirectSymbol: s))) | UInt64(c[s]) << 32
-                            | UInt64(c[s + 1] - c[s]) << 48
-                        : UInt64(s)
-                }
+            let c = t.cdf
+            walkBuckets(t, bits: directBits) { bucket, last, s in
+                let whole = c[s + 1] > last && s != t.escapeSymbol
+                // A direct symbol's frequency is below 2^16: the escape has at least 1 of 2^p ≤ 2^16.
+                direct[i * perTable + bucket] = whole
+                    ? UInt64(UInt32(bitPattern: t.value(ofDirectSymbol: s))) | UInt64(c[s]) << 32
+                        | UInt64(c[s + 1] - c[s]) << 48
+                    : UInt64(s)
             }
         }
         return direct
+    }
+
+    /// The table's 2^min(precision, bits) buckets in order, each with its last slot and the
+    /// symbol holding its first slot: the walk both the bucket lookup and the direct buckets
+    /// are built from.
+    private static func walkBuckets(_ t: FrequencyTable, bits: Int,
+                                    _ body: (_ bucket: Int, _ lastSlot: UInt32, _ symbol: Int) -> Void) {
+        let used = min(t.precision, bits), shift = t.precision - used
+        t.cdf.withUnsafeBufferPointer { c in
+            // c[K] = 2^precision > every slot, so the walk stops inside the table.
+            var s = 0
+            for bucket in 0..<(1 << used) {
+                let first = UInt32(bucket << shift)
+                while c[s + 1] <= first { s += 1 }
+                body(bucket, first + UInt32(1 << shift) - 1, s)
+            }
+        }
     }
 }
