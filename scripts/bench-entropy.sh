@@ -10,6 +10,9 @@
 # WAI_BENCH_EMULATE_AVX512=1 builds the AVX-512 loop on emulated intrinsics and chooses loops
 # as on an AVX-512 CPU, so that loop's values and extremes are checked (the run stops at the
 # first difference) on a CPU without AVX-512; its times then mean nothing.
+# WAI_BENCH_FRESH_PAGES=1 gives every decode's output new pages, as a decode process's one
+# picture has (glibc otherwise keeps the first decode's pages for the next): each 4 KiB
+# page, or 2 MiB page where the decoder advised it, is faulted in again (docs/entropy-coding.md §8.4).
 # Built with swiftc -O -wmo (what `swift build -c release` uses) from the entropy sources and
 # Tests/Bench/entropy/EntropyBench.swift. Prints the CPU first.
 set -euo pipefail
@@ -52,4 +55,9 @@ fi
 grep -m1 'model name' /proc/cpuinfo
 [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && echo "AVX-512 loop EMULATED (Tests/EmulatedEntropyKernels): its rows check its values, not its speed"
 echo "cores: $(nproc)"
+if [ "${WAI_BENCH_FRESH_PAGES:-0}" = 1 ]; then
+  # A fixed mmap threshold: every buffer over 1 MiB is mapped anew and unmapped when freed.
+  echo "fresh pages for every decode (glibc.malloc.mmap_threshold=1048576)"
+  export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576
+fi
 "$out/entropy-bench" "$@"

@@ -127,6 +127,9 @@ public enum RansLaneDecoder {
         // is trivial, and the array is returned only when every lane wrote all its values.
         let values = [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = count
+            // A 4K picture's y is 25 MB of fresh pages, which the lanes would otherwise fault in
+            // 4 KiB at a time, waiting on each other's faults (docs/entropy-coding.md §8.4).
+            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
             let out = buffer
             // The hot loop reads through buffer pointers: one bounds check per lane and
             // byte range (laneRanges) instead of several per symbol.

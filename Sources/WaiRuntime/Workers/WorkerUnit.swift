@@ -111,8 +111,9 @@ public final class WorkerPreparedGraph: PreparedGraphRun, @unchecked Sendable {
             let sent = monotonicNanoseconds()
             let reply = try process.request(.run, body: body, timeout: timeout, what: what)
             let bracket = RunInterval(start: sent, end: monotonicNanoseconds())
+            // Fresh storage for each output, tens of MB for a large tile: huge pages (HugePages).
             let outputs = outputShapes.enumerated().map { k, shape in
-                TensorValue(shape: shape, values: Array(arena.buffer(inputs.count + k)))
+                TensorValue(shape: shape, values: Array(hugePagesCopying: UnsafeBufferPointer(arena.buffer(inputs.count + k))))
             }
             return TimedRun(outputs: outputs, interval: Self.interval(reply, within: bracket))
         }
