@@ -172,7 +172,7 @@ public struct IntHyperDecoder {
     /// each checked against the table count as it arrives.
     static func scaleIndices(_ hs: TiledGraph, z: TensorValue, yShape: Shape, tables: Int, model: ModelGraphID? = nil, runner: GraphRunner,
                              budget: TileBudget) throws -> ([Int32], (report: RunReport, tiles: Int)) {
-        // 25 MB at 3840×2160, written at once: huge pages fault it in 13 times, not 6 000.
+        // 25 MB at 3840×2160, written at once: as huge pages about 12 faults, not 6 075.
         var out = [Int32](hugePagesRepeating: 0, count: yShape.count)
         let reports = try hs.run(budget: budget, runner: runner, name: "h_s", model: model, input: { z.window($0) }) { tile, t, report in
             let (h, w) = (t.shape.height, t.shape.width)
