@@ -6,8 +6,8 @@
  * rounds that alternate with the peak loops (vpdpwssd only, or vpmaddwd + vpaddd on a CPU
  * without AVX-512 VNNI; TDPBSSD only where AMX exists), so all figures of one run share the
  * machine's state; each keeps its best round. Reports the conv throughput in GMAC/s against
- * that peak, and checks that every path gives
- * the first path's picture. Not a test: it asserts nothing about time.
+ * that peak, and checks that every path gives the first path's picture. Not a test: it
+ * asserts nothing about time.
  *
  * With a path to libWaiCPUBackend.so as the fourth argument it also runs the same graph
  * through the plugin's ABI (graph_prepare once, graph_run timed: validation of the input
