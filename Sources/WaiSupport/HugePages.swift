@@ -7,6 +7,11 @@
 // and two threads that wrote the same mapping waited on each other's faults. As 2 MiB pages
 // the same 25 MB took 3–5 ms. These guests offer transparent huge pages only to ranges
 // advised for them ("madvise" in /sys/kernel/mm/transparent_hugepage/enabled).
+//
+// The cost: where free memory is fragmented, a kernel whose THP defrag setting includes
+// "madvise" compacts memory during the fault to find a huge page, and the write waits for
+// it. On these guests a huge page the host has never backed costs the host's own faults
+// (§8.4 gives the figures).
 
 #if canImport(Glibc)
 import Glibc
