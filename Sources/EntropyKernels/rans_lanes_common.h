@@ -1,8 +1,8 @@
 /*
- * What the lane-stream loops (rans_lanes_avx512.c, rans_lanes_portable.c) share: the lanes'
- * start and end checks and the scalar slow paths, each mirroring RansLaneDecoder's Swift
- * code (docs/entropy-coding.md §3, §4, §6) and refusing (returning 0) wherever that code
- * throws, so that no loop ever decides an error.
+ * What the lane-stream loops (rans_lanes_avx512.c, rans_lanes_avx2.c, rans_lanes_portable.c)
+ * share: the lanes' start and end checks and the scalar slow paths, each mirroring
+ * RansLaneDecoder's Swift code (docs/entropy-coding.md §3, §4, §6) and refusing (returning 0)
+ * wherever that code throws, so that no loop ever decides an error.
  */
 #ifndef WAI_RANS_LANES_COMMON_H
 #define WAI_RANS_LANES_COMMON_H
@@ -45,6 +45,29 @@ static __attribute__((noinline)) int wai_rans_escaped(uint32_t *x, int64_t *at, 
     const int64_t v = (rank & 1) == 0 ? hi + 1 + half : lo - 1 - half;
     if (v < INT32_MIN || v > INT32_MAX) return 0;
     *value = (int32_t)v;
+    return 1;
+}
+
+/* The direct-bucket loops' step where the bucket is not one direct symbol's
+ * (entropy_kernels.h): the §4 search forward from the bucket's first symbol, the state
+ * update, the checked renormalisation, and the escape's bypass or the value. 0 where the
+ * Swift decoder throws. Out of line: rare (inline only so the AVX-512 loop, which has no
+ * direct buckets, may leave it unused). */
+static inline __attribute__((noinline)) int wai_rans_searched_step(const wai_rans_lane_job *job, int32_t table,
+                                                                   uint32_t slot, uint32_t s, uint32_t *x,
+                                                                   int32_t *at, int32_t end, int32_t *value) {
+    const wai_rans_table *e = &job->tables[table];
+    const uint32_t *c = job->cdf + e->cdf_base, p = e->meta & 31, esc = e->meta >> 16;
+    while (c[s + 1] <= slot) s++;
+    *x = (c[s + 1] - c[s]) * (*x >> p) + slot - c[s];
+    int64_t a = *at;
+    if (!wai_rans_renorm(x, &a, end, job->bytes)) return 0;
+    if (s == esc) {
+        if (!wai_rans_escaped(x, &a, end, job->bytes, e->lowest, e->highest, value)) return 0;
+    } else {
+        *value = e->offset + (int32_t)s - (s > esc);
+    }
+    *at = (int32_t)a;
     return 1;
 }
 

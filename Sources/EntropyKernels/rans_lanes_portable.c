@@ -15,27 +15,6 @@
 
 _Static_assert(WAI_RANS_PORTABLE_LANES <= 32, "a round's searched lanes are one 32-bit mask");
 
-/* A step whose bucket is not one direct symbol's (entropy_kernels.h): the §4 search forward
- * from the bucket's first symbol, the state update, the checked renormalisation, and the
- * escape's bypass or the value. 0 where the Swift decoder throws. Out of line: rare. */
-static __attribute__((noinline)) int wai_rans_searched_step(const wai_rans_lane_job *job, int32_t table, uint32_t slot,
-                                                            uint32_t s, uint32_t *x, int32_t *at, int32_t end,
-                                                            int32_t *value) {
-    const wai_rans_table *e = &job->tables[table];
-    const uint32_t *c = job->cdf + e->cdf_base, p = e->meta & 31, esc = e->meta >> 16;
-    while (c[s + 1] <= slot) s++;
-    *x = (c[s + 1] - c[s]) * (*x >> p) + slot - c[s];
-    int64_t a = *at;
-    if (!wai_rans_renorm(x, &a, end, job->bytes)) return 0;
-    if (s == esc) {
-        if (!wai_rans_escaped(x, &a, end, job->bytes, e->lowest, e->highest, value)) return 0;
-    } else {
-        *value = e->offset + (int32_t)s - (s > esc);
-    }
-    *at = (int32_t)a;
-    return 1;
-}
-
 /* The loop, for tables of any precisions (shared 0: each table's meta says), or all of
  * precision `shared`, which the compiler then folds into the step as a constant. */
 static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job *job, int first, int n,

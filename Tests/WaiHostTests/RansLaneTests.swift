@@ -40,8 +40,9 @@ final class RansLaneTests: XCTestCase {
     private let emulated = RansLaneDecoder.Loops(vector: wai_rans_lanes_decode_avx512_emulated,
                                                  portable: wai_rans_lanes_decode_portable)
 
-    /// Each C loop (EntropyKernels: the portable one, the AVX-512 one on this CPU where it has
-    /// AVX-512 and on emulated intrinsics everywhere) decodes every valid stream by itself —
+    /// Each C loop (EntropyKernels: the portable one, the AVX2 one where this CPU has AVX2,
+    /// the AVX-512 one on this CPU where it has AVX-512 and on emulated intrinsics
+    /// everywhere) decodes every valid stream by itself —
     /// escapes (15 % of these values), every precision from 1 to 16, lanes in their last 4
     /// bytes, partial rounds, groups of 1 to 32 lanes — to the Swift loop's values and their
     /// extremes; the Swift loop is not quietly doing its work. On damaged streams the answer
@@ -51,20 +52,30 @@ final class RansLaneTests: XCTestCase {
         try checkLoop(.portable, .native, "portable, precision 16", tables: .sixteen)
         try checkLoop(.avx512, emulated, "avx512, emulated", tables: .mixed)
         if RansLaneDecoder.vectorAvailable { try checkLoop(.avx512, .native, "avx512", tables: .mixed) }
+        if RansLaneDecoder.avx2Available {
+            try checkLoop(.avx2, .native, "avx2, precision 16", tables: .sixteen)
+            try checkLoop(.avx2, .native, "avx2, precision 7", tables: .seven)
+            // Tables of differing precisions: the AVX2 loop hands the group to the portable one.
+            try checkLoop(.avx2, .native, "avx2, mixed", tables: .mixed)
+        }
     }
 
     /// Tables of every precision; or all of precision 16, as a model set's are, which the
-    /// portable loop decodes with the precision as a constant.
-    private enum TableKind { case mixed, sixteen }
+    /// portable and AVX2 loops decode with the precision as a constant; or all of precision
+    /// 7, below the direct buckets' 10 bits, so one bucket a slot.
+    private enum TableKind { case mixed, sixteen, seven }
 
     private func checkLoop(_ kernel: RansLaneDecoder.Kernel, _ loops: RansLaneDecoder.Loops, _ name: String,
                            tables kind: TableKind) throws {
         var rng = SplitMix64(seed: 24)
-        let precisions = kind == .mixed ? [1, 2, 4, 7, 12, 13, 15, 16] : Array(repeating: 16, count: 6)
-        let symbolCounts = kind == .mixed ? [1, 3, 5, 40, 300, 9, 1000, 257] : [1, 2, 40, 257, 5000, 65536]
+        let (precisions, symbolCounts): ([Int], [Int]) = switch kind {
+        case .mixed: ([1, 2, 4, 7, 12, 13, 15, 16], [1, 3, 5, 40, 300, 9, 1000, 257])
+        case .sixteen: (Array(repeating: 16, count: 6), [1, 2, 40, 257, 5000, 65536])
+        case .seven: (Array(repeating: 7, count: 5), [1, 2, 9, 60, 128])
+        }
         let tables = try zip(precisions, symbolCounts).map { p, k in try randomTable(&rng, precision: p, symbolCount: min(1 << p, k)) }
         let set = RansTableSet(tables)
-        XCTAssertEqual(set.sharedPrecision, kind == .mixed ? 0 : 16)
+        XCTAssertEqual(Int(set.sharedPrecision), kind == .mixed ? 0 : precisions[0])
         for count in [0, 1, 15, 16, 17, 33, 1023, 20_011] {
             let selection = (0..<count).map { _ in Int32(rng.below(tables.count)) }
             let values = selection.map { randomValue(&rng, table: tables[Int($0)]) }
@@ -242,6 +253,7 @@ final class RansLaneTests: XCTestCase {
         var paths: [(RansLaneDecoder.Path, RansLaneDecoder.Loops)] = [(.best, .native), (.swift, .native), (.only(.portable), .native),
                                                                       (.best, emulated), (.only(.avx512), emulated)]
         if RansLaneDecoder.vectorAvailable { paths.append((.only(.avx512), .native)) }
+        if RansLaneDecoder.avx2Available { paths.append((.only(.avx2), .native)) }
         let cases: [(String, [(Int, Int32)], Int)] = [
             ("past the end", [(7_001, 3)], 7_001), ("negative", [(40, -1)], 40), ("huge", [(12_345, .max)], 12_345),
             ("in the last round", [(count - 1, 3)], count - 1), ("two", [(19_000, 9), (300, -7)], 300),

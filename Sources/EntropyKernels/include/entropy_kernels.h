@@ -1,14 +1,14 @@
 /*
  * entropy_kernels.h — the lane-stream decoder's C loops (docs/entropy-coding.md §8.4): an
- * AVX-512 one, 16 lanes of a lane stream decoded side by side, one vector element per lane,
- * and a portable one, up to 32 lanes in phases, reading direct buckets. Host code, never a
- * plugin's. The Swift decoder (RansLaneDecoder) stays the definition: the loops decode what
- * it decodes, and do rarer steps (an escape, a lane's last bytes) lane by lane in scalar
- * code that follows its slow paths; anything they do not accept (a table index out of range,
- * a truncated lane, a bad bypass, trailing bytes, a final state other than L) makes them
- * return nonzero, and the caller decodes those lanes again with the Swift decoder, which
- * names the error. So they never decide an error, and where they return 0 their values are
- * the Swift decoder's.
+ * AVX-512 one, 16 lanes of a lane stream decoded side by side, one vector element per lane;
+ * a portable one, up to 32 lanes in phases, reading direct buckets; and an AVX2 one, the
+ * portable loop's direct buckets 8 lanes a vector. Host code, never a plugin's. The Swift
+ * decoder (RansLaneDecoder) stays the definition: the loops decode what it decodes, and do
+ * rarer steps (an escape, a lane's last bytes) lane by lane in scalar code that follows its
+ * slow paths; anything they do not accept (a table index out of range, a truncated lane, a
+ * bad bypass, trailing bytes, a final state other than L) makes them return nonzero, and
+ * the caller decodes those lanes again with the Swift decoder, which names the error. So
+ * they never decide an error, and where they return 0 their values are the Swift decoder's.
  */
 #ifndef WAI_ENTROPY_KERNELS_H
 #define WAI_ENTROPY_KERNELS_H
@@ -70,5 +70,10 @@ enum { WAI_RANS_PORTABLE_LANES = 32 };
 
 /* As wai_rans_lanes_decode_avx512, for n ≤ WAI_RANS_PORTABLE_LANES lanes, on any CPU. */
 int wai_rans_lanes_decode_portable(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]);
+
+/* As wai_rans_lanes_decode_portable, 8 lanes a vector for the state update; it needs AVX2
+ * (the host calls it where wai_region_best_isa() is at least WAI_REGION_ISA_AVX2). Tables of
+ * differing precisions (job->precision 0) go to the portable loop. */
+int wai_rans_lanes_decode_avx2(const wai_rans_lane_job *job, int first, int n, int32_t extremes[2]);
 
 #endif

@@ -6,7 +6,8 @@ import RegionKernels
 /// lanes' symbol steps are interleaved, which gives the core independent dependency chains
 /// instead of one (Giesen, "Interleaved entropy coders", 2014). A group goes to a C loop
 /// (EntropyKernels): on a CPU with AVX-512, when it has at least 9 lanes, the vector loop,
-/// one lane per vector element; else the portable loop. The Swift loop below is the
+/// one lane per vector element; else, on a CPU with AVX2, when it has at least
+/// `avx2From` lanes, the AVX2 loop; else the portable loop. The Swift loop below is the
 /// definition, and decodes again any group a C loop gives up, naming the error.
 public enum RansLaneDecoder {
     /// Lanes of one vector of the AVX-512 loop.
@@ -17,11 +18,15 @@ public enum RansLaneDecoder {
     /// Swift loop between 8 and 9 lanes, and with 1 or 2 it ran at a quarter of its speed
     /// (docs/entropy-coding.md §8.4).
     static let vectorFrom = 9
+    /// The AVX2 loop takes a group of at least this many lanes, the portable loop a smaller
+    /// one: a vector of 8 lanes costs its gathers however few are live
+    /// (docs/entropy-coding.md §8.4).
+    static let avx2From = 6
     /// Below this many values, threads cost more than they save.
     static let parallelThreshold = 1 << 14
 
     /// The C loops, each decoding a group of lanes or giving it up (entropy_kernels.h).
-    enum Kernel: Sendable { case avx512, portable }
+    enum Kernel: Sendable { case avx512, avx2, portable }
 
     /// Which loop decodes: the best C loop for each group (the Swift one decoding any group
     /// it gives up), the Swift one alone, or one C loop alone (tests: that it finishes what
@@ -32,34 +37,42 @@ public enum RansLaneDecoder {
     /// RegionKernels detects them.
     static var vectorAvailable: Bool { wai_region_best_isa() == WAI_REGION_ISA_AVX512 }
 
+    /// True where the AVX2 loop runs on this CPU: AVX2 or more as RegionKernels detects it.
+    static var avx2Available: Bool { wai_region_best_isa().rawValue >= WAI_REGION_ISA_AVX2.rawValue }
+
     /// A C loop's entry point, as entropy_kernels.h declares them.
     typealias Loop = @convention(c) (UnsafePointer<wai_rans_lane_job>?, Int32, Int32, UnsafeMutablePointer<Int32>?) -> Int32
 
-    /// The C loops a decode calls: the vector loop where there is one, and the portable loop.
-    /// The tests give the vector loop on emulated intrinsics (Tests/EmulatedEntropyKernels),
-    /// so that its logic is checked on CPUs without AVX-512 too.
+    /// The C loops a decode calls: the AVX-512 vector loop and the AVX2 loop where the CPU
+    /// runs them, and the portable loop. The tests give the vector loop on emulated
+    /// intrinsics (Tests/EmulatedEntropyKernels), so that its logic is checked on CPUs
+    /// without AVX-512 too.
     struct Loops: @unchecked Sendable {
         var vector: Loop?
         var portable: Loop
+        var avx2: Loop? = nil
 
-        /// This CPU's: the AVX-512 loop only where RegionKernels detects AVX-512.
+        /// This CPU's: each vector loop only where RegionKernels detects its ISA.
         static var native: Loops {
-            Loops(vector: vectorAvailable ? wai_rans_lanes_decode_avx512 : nil, portable: wai_rans_lanes_decode_portable)
+            Loops(vector: vectorAvailable ? wai_rans_lanes_decode_avx512 : nil, portable: wai_rans_lanes_decode_portable,
+                  avx2: avx2Available ? wai_rans_lanes_decode_avx2 : nil)
         }
 
         func loop(_ kernel: Kernel) -> Loop? {
             switch kernel {
             case .avx512: vector
+            case .avx2: avx2
             case .portable: portable
             }
         }
     }
 
     /// Lanes decoded together on one thread. The AVX-512 loop's vector where it decodes;
-    /// else the lanes shared evenly by the threads, 8 to 32 a group: more lanes give the core
-    /// more independent loads in flight (on the Zen 3 guest the portable loop decoded 32
-    /// lanes 3–10 % faster than 16), but a group is one thread's, so more than the threads'
-    /// share would leave a core idle (docs/entropy-coding.md §8.4).
+    /// else (the AVX2 and portable loops) the lanes shared evenly by the threads, 8 to 32 a
+    /// group: more lanes give the core more independent loads in flight (on the Zen 3 guest
+    /// the portable loop decoded 32 lanes 3–10 % faster than 16), but a group is one
+    /// thread's, so more than the threads' share would leave a core idle
+    /// (docs/entropy-coding.md §8.4).
     static func groupSize(laneCount: Int, threads: Int, path: Path, loops: Loops) -> Int {
         if path == .only(.avx512) || (path == .best && loops.vector != nil) { return vectorGroupSize }
         let threads = max(threads, 1)
@@ -71,7 +84,10 @@ public enum RansLaneDecoder {
         switch path {
         case .swift: nil
         case .only(let k): k
-        case .best: loops.vector != nil && lanes >= vectorFrom ? .avx512 : .portable
+        case .best:
+            if loops.vector != nil && lanes >= vectorFrom { .avx512 }
+            else if loops.avx2 != nil && lanes >= avx2From { .avx2 }
+            else { .portable }
         }
     }
 

@@ -5,7 +5,7 @@
 // the tables' own (about 2.5 bits per value). The same values are coded once as one §5
 // stream (payload version 1) and once as a lane stream (version 2), and decoded in the same
 // run: v1 with the loop of IntHyperDecoder's version-1 path, v2 by each loop on 1 thread
-// (the Swift one, the portable C one, the AVX-512 one where the CPU has it), and by the
+// (the Swift one, the portable C one, the AVX2 and AVX-512 ones where the CPU has them), and by the
 // Swift loop and by the decoder's own choice of loops on all threads.
 #if canImport(Glibc)
 import Glibc
@@ -91,6 +91,7 @@ struct EntropyBench {
             }
         }
         let loops: [(String, RansLaneDecoder.Path)] = [("Swift", .swift), ("portable C", .only(.portable))]
+            + (RansLaneDecoder.avx2Available ? [("AVX2", .only(.avx2))] : [])
             + (RansLaneDecoder.vectorAvailable ? [("AVX-512", .only(.avx512))] : [])
         let extremes = values.min().flatMap { lo in values.max().map { lo...$0 } }
         for (name, path) in loops + [("best", .best)] {
