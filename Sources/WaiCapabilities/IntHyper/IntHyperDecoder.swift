@@ -126,9 +126,8 @@ public struct IntHyperDecoder {
                     tables[i / plane]
                 }
             case .v2:
-                let channels = (0..<plan.zShape.count).map { Int32($0 / plane) }
-                values = try Self.decodeLanes("z", payload.zStream, shape: plan.zShape, contract: set.hyperContract,
-                                         tables: set.entropy.zTableSet, selection: channels)
+                values = try Self.decodeZLanes(payload.zStream, shape: plan.zShape, contract: set.hyperContract,
+                                               tables: set.entropy.zTableSet)
             }
             return TensorValue(shape: plan.zShape, values: values)
         }
@@ -244,6 +243,17 @@ public struct IntHyperDecoder {
     /// Version 2 (docs/capabilities/int_hyper.md §5): every lane decoded and checked on all
     /// cores, then the values checked against `contract`, the lowest index refused first.
     /// `shape.count` is bounded by the graphs' size limit before this is called.
+    /// z's lane stream: channel c's values use z table c (§5).
+    static func decodeZLanes(_ stream: [UInt8], shape: Shape, contract: Interval, tables: RansTableSet) throws -> [Int32] {
+        // One run per channel: a division per value took about 1.5 ms of a 3840×2160 z's
+        // 261 120 values on the Zen 3 guest, half the time of decoding them.
+        let plane = shape.height * shape.width
+        var channels: [Int32] = []
+        channels.reserveCapacity(shape.count)
+        for c in 0..<shape.channels { channels.append(contentsOf: repeatElement(Int32(c), count: plane)) }
+        return try decodeLanes("z", stream, shape: shape, contract: contract, tables: tables, selection: channels)
+    }
+
     static func decodeLanes(_ name: String, _ stream: [UInt8], shape: Shape, contract: Interval,
                              tables: RansTableSet, selection: [Int32]) throws -> [Int32] {
         let decoded: (values: [Int32], extremes: ClosedRange<Int32>?)

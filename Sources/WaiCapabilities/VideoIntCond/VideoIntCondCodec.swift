@@ -106,11 +106,8 @@ public enum VideoIntCondCodec {
         let y: TensorValue, tz: Double, tp: Double, ty: Double, priorReport: RunReport
         do {
             let (z, dz) = try Stopwatch.time { () throws -> TensorValue in
-                let plane = plan.zShape.height * plan.zShape.width
-                let channels = (0..<plan.zShape.count).map { Int32($0 / plane) }
-                return TensorValue(shape: plan.zShape, values: try IntHyperDecoder.decodeLanes(
-                    "z", body.streams[0].bytes, shape: plan.zShape, contract: set.hyperContract,
-                    tables: set.entropy.zTableSet, selection: channels))
+                TensorValue(shape: plan.zShape, values: try IntHyperDecoder.decodeZLanes(
+                    body.streams[0].bytes, shape: plan.zShape, contract: set.hyperContract, tables: set.entropy.zTableSet))
             }
             let ((scales, pr), dp) = try Stopwatch.time { try scaleIndices(c, z: z, plan: plan, set: set, runner: runner) }
             let (decodedY, dy) = try Stopwatch.time {

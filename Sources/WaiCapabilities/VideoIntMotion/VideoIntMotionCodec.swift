@@ -93,11 +93,8 @@ public enum VideoIntMotionCodec {
             let s = set.part(part)
             do {
                 let (z, tz) = try Stopwatch.time { () throws -> TensorValue in
-                    let plane = plan.z(part).height * plan.z(part).width
-                    let channels = (0..<plan.z(part).count).map { Int32($0 / plane) }
-                    return TensorValue(shape: plan.z(part), values: try IntHyperDecoder.decodeLanes(
-                        "z", body.streams[2 * k].bytes, shape: plan.z(part), contract: s.hyperContract,
-                        tables: s.entropy.zTableSet, selection: channels))
+                    TensorValue(shape: plan.z(part), values: try IntHyperDecoder.decodeZLanes(
+                        body.streams[2 * k].bytes, shape: plan.z(part), contract: s.hyperContract, tables: s.entropy.zTableSet))
                 }
                 let ((scales, hs), ths) = try Stopwatch.time {
                     try IntHyperDecoder.scaleIndices(plan.hs(part), z: z, yShape: plan.y(part), tables: s.entropy.yTables.count,
