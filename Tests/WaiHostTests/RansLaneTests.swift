@@ -111,6 +111,34 @@ final class RansLaneTests: XCTestCase {
         }
     }
 
+    /// The best path gives a group to the widest loop the CPU runs and the group is large
+    /// enough for (docs/entropy-coding.md §8.4): the AVX-512 loop from 9 lanes, the AVX2
+    /// loop from 6, else the portable loop; and on this CPU the loops it has are offered.
+    func testTheBestPathChoosesTheWidestLoopAGroupIsLargeEnoughFor() {
+        let loop: RansLaneDecoder.Loop = wai_rans_lanes_decode_portable
+        let all = RansLaneDecoder.Loops(vector: loop, portable: loop, avx2: loop)
+        let avx2 = RansLaneDecoder.Loops(vector: nil, portable: loop, avx2: loop)
+        let plain = RansLaneDecoder.Loops(vector: nil, portable: loop)
+        func chosen(_ lanes: Int, _ loops: RansLaneDecoder.Loops) -> RansLaneDecoder.Kernel? {
+            RansLaneDecoder.kernel(for: lanes, path: .best, loops: loops)
+        }
+        XCTAssertEqual((1...32).map { chosen($0, all) }, Array(repeating: .portable, count: 5)
+                       + Array(repeating: .avx2, count: 3) + Array(repeating: .avx512, count: 24))
+        XCTAssertEqual((1...32).map { chosen($0, avx2) }, Array(repeating: .portable, count: 5)
+                       + Array(repeating: .avx2, count: 27))
+        XCTAssertEqual(Set((1...32).map { chosen($0, plain) }), [.portable])
+        XCTAssertNil(RansLaneDecoder.kernel(for: 32, path: .swift, loops: all))
+        XCTAssertEqual(RansLaneDecoder.Loops.native.avx2 != nil, RansLaneDecoder.avx2Available)
+        XCTAssertEqual(RansLaneDecoder.Loops.native.vector != nil, RansLaneDecoder.vectorAvailable)
+        // Where the kernel lists AVX2 (it does only when it also saves the vector state), the
+        // detection finds it: a detection that never did would leave the AVX2 loop untested.
+        if let info = SmallFile.text("/proc/cpuinfo", limit: 32 << 20),
+           let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
+           flags.split(separator: " ").contains("avx2") {
+            XCTAssertTrue(RansLaneDecoder.avx2Available, "/proc/cpuinfo lists avx2, RegionKernels does not detect it")
+        }
+    }
+
     /// Beyond the tables the portable loop's direct buckets are built for, it gives every
     /// group up and the Swift loop decodes them: the values are the same either way.
     func testTooManyTablesForTheDirectBucketsFallBackToTheSwiftLoop() throws {
