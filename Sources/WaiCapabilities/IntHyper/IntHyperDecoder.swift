@@ -240,13 +240,11 @@ public struct IntHyperDecoder {
         }
     }
 
-    /// Version 2 (docs/capabilities/int_hyper.md §5): every lane decoded and checked on all
-    /// cores, then the values checked against `contract`, the lowest index refused first.
-    /// `shape.count` is bounded by the graphs' size limit before this is called.
     /// z's lane stream: channel c's values use z table c (§5).
     static func decodeZLanes(_ stream: [UInt8], shape: Shape, contract: Interval, tables: RansTableSet) throws -> [Int32] {
-        // One run per channel: a division per value took about 1.5 ms of a 3840×2160 z's
-        // 261 120 values on the Zen 3 guest, half the time of decoding them.
+        // One run per channel: a division per value took 1.4 ms or more for a 3840×2160 z's
+        // 261 120 values on the Zen 3 guest, about as long as decoding them on 2 cores; the
+        // runs take 0.5 ms, most of it the fresh pages' faults.
         let plane = shape.height * shape.width
         var channels: [Int32] = []
         channels.reserveCapacity(shape.count)
@@ -254,6 +252,9 @@ public struct IntHyperDecoder {
         return try decodeLanes("z", stream, shape: shape, contract: contract, tables: tables, selection: channels)
     }
 
+    /// Version 2 (docs/capabilities/int_hyper.md §5): every lane decoded and checked on all
+    /// cores, then the values checked against `contract`, the lowest index refused first.
+    /// `shape.count` is bounded by the graphs' size limit before this is called.
     static func decodeLanes(_ name: String, _ stream: [UInt8], shape: Shape, contract: Interval,
                              tables: RansTableSet, selection: [Int32]) throws -> [Int32] {
         let decoded: (values: [Int32], extremes: ClosedRange<Int32>?)
