@@ -23,21 +23,32 @@ static inline int wai_rans_renorm(uint32_t *x, int64_t *at, int64_t end, const u
     return 1;
 }
 
+/* One bypass nibble (§3: frequency 1 of 16) and its renormalisation. After x >>= 4 from
+ * x ≥ L, x ≥ 2^19, so one byte at most, taken under a mask: about half the nibbles need one,
+ * so a branch on it would follow the coded data. 0 when the lane has run out. */
+static inline int wai_rans_nibble(uint32_t *x, int64_t *at, int64_t end, const uint8_t *bytes, uint32_t *g) {
+    *g = *x & 0xF;
+    const uint32_t y = *x >> 4, need = y < WAI_RANS_LOWER, m = 0u - need;
+    if (*at + need > end) return 0;
+    /* A lane has at least 4 bytes, so end − 1 is one of them. */
+    const uint32_t b = bytes[*at < end ? *at : end - 1];
+    *x = (y & ~m) | (((y << 8) | b) & m);
+    *at += need;
+    return 1;
+}
+
 /* The bypass nibbles after an escape (§3) for a table whose direct values are lo … hi;
  * 0 where the Swift decoder throws. Out of line: escapes are rare, and the hot loops keep
  * their registers. */
 static __attribute__((noinline)) int wai_rans_escaped(uint32_t *x, int64_t *at, int64_t end, const uint8_t *bytes,
                                                       int64_t lo, int64_t hi, int32_t *value) {
-    uint32_t g = *x & 0xF;
-    *x >>= 4;
-    if (!wai_rans_renorm(x, at, end, bytes)) return 0;
+    uint32_t g;
+    if (!wai_rans_nibble(x, at, end, bytes, &g)) return 0;
     const uint32_t n = g;
     if (n > WAI_RANS_NIBBLE_MAX) return 0;
     uint64_t rank = 0;
     for (uint32_t k = 0; k < n; k++) {
-        g = *x & 0xF;
-        *x >>= 4;
-        if (!wai_rans_renorm(x, at, end, bytes)) return 0;
+        if (!wai_rans_nibble(x, at, end, bytes, &g)) return 0;
         if (k == 0 && g == 0) return 0;          /* non-minimal */
         rank = (rank << 4) | g;
     }
