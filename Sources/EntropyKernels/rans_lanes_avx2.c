@@ -28,14 +28,14 @@ enum { W = WAI_RANS_PORTABLE_LANES, DB = WAI_RANS_DIRECT_BITS };
 /* Tables all of precision p (1 … 16), which the compiler folds in where it is a constant. */
 T2 static inline __attribute__((always_inline)) int decode(const wai_rans_lane_job *job, int first, int n,
                                                            int32_t extremes[2], const uint32_t p) {
-    /* Lanes past n are never live, but are read a whole vector at a time. */
+    /* Lanes past n are never live, but their states are read a whole vector at a time. The
+     * buckets need no start: each vector stores its 8 before the scalar step reads any. */
     _Alignas(32) uint32_t xs[W];
     _Alignas(32) int32_t ats[W], ends[W];
     _Alignas(32) uint64_t buckets[W];
     for (int j = 0; j < W; j++) {
         xs[j] = WAI_RANS_LOWER;
         ats[j] = ends[j] = 0;
-        buckets[j] = 0;
     }
     if (!wai_rans_lanes_begin(job, first, n, xs, ats, ends)) return 1;
     const uint8_t *restrict bytes = job->bytes;
