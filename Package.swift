@@ -19,6 +19,9 @@ let package = Package(
         .executable(name: "waihost-unit-worker", targets: ["UnitWorker"]),
         // Each backend is a shared object installed into plugins.d (docs/backend-abi.md §1).
         .library(name: "WaiCPUBackend", type: .dynamic, targets: ["CPUBackend"]),
+        // For the tests only, never installed: the CPU backend over emulated AVX-512 and AMX
+        // intrinsics (Tests/EmulatedCPUBackend), so those paths are checked on every CPU.
+        .library(name: "WaiCPUBackendEmulated", type: .dynamic, targets: ["EmulatedCPUBackend"]),
         .library(name: "WaiVulkanBackend", type: .dynamic, targets: ["VulkanBackend"]),
         .library(name: "WaiOpenCLBackend", type: .dynamic, targets: ["OpenCLBackend"]),
     ],
@@ -118,6 +121,12 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], path: "Tests/TestSupportTests"),
         // The lane decoder's AVX-512 loop on emulated intrinsics, for the tests on any CPU.
         .target(name: "EmulatedEntropyKernels", dependencies: ["EntropyKernels"], path: "Tests/EmulatedEntropyKernels"),
+        // The CPU backend again, its kernels' AVX-512 and AMX intrinsics in portable C: the
+        // kernel sources through wrappers, the plugin's Swift through symbolic links.
+        .target(name: "EmulatedCPUKernels", path: "Tests/EmulatedCPUBackend/Kernels",
+                cSettings: [.define("CPUK_EMULATED"), .unsafeFlags(["-O2"])]),
+        .target(name: "EmulatedCPUBackend", dependencies: ["BackendABI", "BackendDescriptor", "EmulatedCPUKernels"],
+                path: "Tests/EmulatedCPUBackend/Plugin", swiftSettings: [.define("WAI_EMULATED_KERNELS")]),
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities",
                                                         "BackendABI", "BackendDescriptor", "TestSupport",
                                                         "EmulatedEntropyKernels"],

@@ -30,8 +30,8 @@ for m in EntropyKernels RegionKernels; do
   for c in Sources/$m/*.c; do
     o="$out/$(basename "$c" .c).o"
     if [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && [ "$(basename "$c")" = rans_lanes_avx512.c ]; then
-      # The vector loop on emulated intrinsics (Tests/EmulatedEntropyKernels/avx512_emulation.h).
-      clang -O2 -c -DWAI_AVX512_EMULATED -include Tests/EmulatedEntropyKernels/avx512_emulation.h \
+      # The vector loop on emulated intrinsics (Tests/Emulation/x86_emulation.h).
+      clang -O2 -c -DWAI_AVX512_EMULATED -include Tests/Emulation/x86_emulation.h \
         -I "Sources/$m/include" "$c" -o "$o"
     elif [ "${WAI_BENCH_EMULATE_AVX512:-0}" = 1 ] && [ "$(basename "$c")" = region_kernels.c ]; then
       # The ISA the decoder chooses its loops by: AVX-512, whatever this CPU has.

@@ -34,17 +34,19 @@ final class CPUBackendTests: XCTestCase {
     }
 
     /// .build/<config>/libWaiCPUBackend.so: the test bundle sits in the same folder, and the
-    /// test command builds every product first. Missing: the test fails saying so.
-    static func requirePlugin() throws -> String {
-        let path = TestPaths.product("libWaiCPUBackend.so")
+    /// test command builds every product first. Missing: the test fails saying so. With
+    /// `emulated`, the same backend over emulated AVX-512 and AMX intrinsics
+    /// (Tests/EmulatedCPUBackend, libWaiCPUBackendEmulated.so).
+    static func requirePlugin(emulated: Bool = false) throws -> String {
+        let path = TestPaths.product(emulated ? "libWaiCPUBackendEmulated.so" : "libWaiCPUBackend.so")
         guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path) }
         return path
     }
 
     /// The backend opened with WAI_CPU_ISA (and optionally WAI_CPU_THREADS) set; nil when
-    /// this CPU lacks the path.
-    static func load(isa: String?, threads: String? = nil) throws -> BackendPlugin? {
-        let path = try requirePlugin()
+    /// this CPU lacks the path (the emulated backend has the AVX-512 and AMX paths on any CPU).
+    static func load(isa: String?, threads: String? = nil, emulated: Bool = false) throws -> BackendPlugin? {
+        let path = try requirePlugin(emulated: emulated)
         if let isa { setenv("WAI_CPU_ISA", isa, 1) } else { unsetenv("WAI_CPU_ISA") }
         if let threads { setenv("WAI_CPU_THREADS", threads, 1) } else { unsetenv("WAI_CPU_THREADS") }
         defer { unsetenv("WAI_CPU_ISA"); unsetenv("WAI_CPU_THREADS") }
@@ -64,11 +66,19 @@ final class CPUBackendTests: XCTestCase {
 
     /// Every unit of the backend with every path this CPU runs, plus the scalar path on one
     /// thread (the pool's inline case).
+    /// The AVX-512 and AMX paths this CPU lacks come from the emulated backend, so their
+    /// logic is checked on every machine (EmulatedCPUBackendTests); where the CPU has a
+    /// path, its real instructions are the ones checked.
     static func backends() throws -> [TestUnit] {
         let all = try XCTUnwrap(try Self.load(isa: nil))
-        var result = try all.units().map { TestUnit(label: $0.driver, plugin: all, unit: $0.index) }
+        let units = try all.units()
+        var result = units.map { TestUnit(label: $0.driver, plugin: all, unit: $0.index) }
         if let p = try Self.load(isa: "scalar", threads: "1") { result.append(TestUnit(label: "scalar/1 thread", plugin: p, unit: 0)) }
         XCTAssertGreaterThanOrEqual(result.count, 2, "the scalar path always exists")
+        for isa in ["amx", "avx512"] where !units.contains(where: { $0.driver.hasSuffix(" " + (driverNames[isa] ?? isa)) }) {
+            let p = try XCTUnwrap(try Self.load(isa: isa, emulated: true), "the emulated backend offers \(isa) on any CPU")
+            result.append(TestUnit(label: try p.units()[0].driver, plugin: p, unit: 0))
+        }
         return result
     }
 

@@ -289,7 +289,7 @@ static void pair_row_generic(int32_t *dst, const int16_t *r0, const int16_t *r1,
 #if CPUK_X86
 __attribute__((target("avx2")))
 static void pair_row_avx2(int32_t *dst, const int16_t *r0, const int16_t *r1, int len) { pair_row(dst, r0, r1, len); }
-__attribute__((target("avx512f,avx512bw")))
+CPUK_TARGET_512("avx512f,avx512bw")
 static void pair_row_avx512(int32_t *dst, const int16_t *r0, const int16_t *r1, int len) { pair_row(dst, r0, r1, len); }
 #endif
 

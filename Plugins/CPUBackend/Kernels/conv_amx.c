@@ -27,9 +27,9 @@
 #if CPUK_X86
 #include <immintrin.h>
 
-#define AMX_T __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl")))
+#define AMX_T CPUK_TARGET_512("amx-tile,amx-int8,avx512f,avx512bw,avx512vl")
 #define AMX_I static inline __attribute__((always_inline)) AMX_T
-#define VEC_T __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define VEC_T CPUK_TARGET_512("avx512f,avx512bw,avx512vl")
 
 /* Channel quads per K chunk: a tile row is 64 bytes. */
 #define KQ 16

@@ -169,7 +169,7 @@ static void square_pairs_generic(int32_t *d, const int16_t *a, const int16_t *b,
 #if CPUK_X86
 __attribute__((target("avx2")))
 static void square_pairs_avx2(int32_t *d, const int16_t *a, const int16_t *b, int len, int q) { square_pairs(d, a, b, len, q); }
-__attribute__((target("avx512f,avx512bw")))
+CPUK_TARGET_512("avx512f,avx512bw")
 static void square_pairs_avx512(int32_t *d, const int16_t *a, const int16_t *b, int len, int q) { square_pairs(d, a, b, len, q); }
 #endif
 
@@ -273,7 +273,7 @@ CPUK_INLINE void square_quads(int32_t *restrict hi, int32_t *restrict lo, const 
     }
 }
 #if CPUK_X86
-__attribute__((target("avx512f,avx512bw")))
+CPUK_TARGET_512("avx512f,avx512bw")
 static void square_quads_avx512(int32_t *hi, int32_t *lo, const int16_t *p0, const int16_t *p1, const int16_t *p2,
                                 const int16_t *p3, int len, int q, int split) {
     if (split) square_quads(hi, lo, p0, p1, p2, p3, len, q, 1); else square_quads(hi, lo, p0, p1, p2, p3, len, q, 0);

@@ -14,6 +14,24 @@
 
 #define CPUK_INLINE static inline __attribute__((always_inline))
 
+/* The target attribute of a function on the AVX-512 or AMX path. Tests/EmulatedCPUBackend
+ * builds these sources again with CPUK_EMULATED, those paths' intrinsics coming from
+ * portable C (Tests/Emulation/x86_emulation.h): the attribute is then dropped, so that the
+ * compiler emits no AVX-512 or AMX instruction and the paths' logic runs, as a check, on
+ * any x86-64. */
+#if defined(CPUK_EMULATED)
+#define CPUK_TARGET_512(features)
+#else
+#define CPUK_TARGET_512(features) __attribute__((target(features)))
+#endif
+
+/* Hides a vector from the optimiser, so a peak loop's operand is not a constant. */
+#if defined(CPUK_EMULATED)
+#define CPUK_OPAQUE_512(v) __asm__ volatile("" : : "r"(&(v)) : "memory")
+#else
+#define CPUK_OPAQUE_512(v) __asm__ volatile("" : "+v"(v))
+#endif
+
 /* floor(x / 2^s), 0 <= s <= 31 (docs/integer-ops.md §3). C leaves >> of a negative signed
  * value implementation-defined, so the negative case goes through the complement, which is
  * non-negative: ~x = -x-1, and ~((-x-1) >> s) = floor(x / 2^s). Compilers emit one sar. */
@@ -181,7 +199,7 @@ void cpuk_igdn_positions_sq(const cpuk_igdn *g, int tid, size_t p0, size_t count
                             size_t stride, const int32_t *sq, size_t sq_stride);
 int cpuk_igdn_fits(const cpuk_igdn *g, int c, size_t hw, int in_bits, int nthreads);
 
-/* ---- warp (warp.c, warp_simd.c): one output row per pool task ---- */
+/* ---- warp (warp.c, warp_avx2.c, warp_avx512.c): one output row per pool task ---- */
 typedef struct cpuk_warp_ctx {
     const void *vol; const void *flow; void *out;
     int vol_bits, flow_bits, out_bits;

@@ -8,7 +8,7 @@
 #if CPUK_X86
 #include <immintrin.h>
 
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vnni,avx512vl")))
+#define T512 CPUK_TARGET_512("avx512f,avx512bw,avx512vnni,avx512vl")
 #define I512 static inline __attribute__((always_inline)) T512
 
 I512 void mk_body(const cpuk_mk_args *a, const int mode, const int OCB, const int NB) {
@@ -284,7 +284,7 @@ T512 uint64_t cpuk_peak_avx512(uint64_t iters) {
     __m512i x = _mm512_set1_epi32(0x00010001), w = _mm512_set1_epi32(0x00020003);
     for (uint64_t i = 0; i < iters; i++) {
         for (int k = 0; k < 24; k++) acc[k] = _mm512_dpwssd_epi32(acc[k], x, w);
-        __asm__ volatile("" : "+v"(x));
+        CPUK_OPAQUE_512(x);
     }
     __m512i s = acc[0];
     for (int k = 1; k < 24; k++) s = _mm512_xor_si512(s, acc[k]);

@@ -1,6 +1,6 @@
 /* warp (docs/integer-ops.md §4.10): trilinear over x, y and scale, border padding, one
  * rounding. One pool task per output row: on the AVX-512 and AVX2 paths the row's whole
- * vectors run in warp_simd.c, this plain exact C finishes the row (and is the scalar
+ * vectors run in warp_avx2.c and warp_avx512.c, this plain exact C finishes the row (and is the scalar
  * path). Everything is int32: the verified certificate (§5) puts the coordinates, every
  * term and partial sum of acc and acc plus the rounding bias inside int32, and the weights
  * are non-negative products of at most 2^30. No `>>` of a negative value is left to the
@@ -69,7 +69,7 @@ static void warp_task_avx512(void *raw, int tid, size_t task) {
 #endif
 
 /* The vector rows index the volume with int32 lanes, and read a narrow volume by aligned
- * 32-bit gathers (warp_simd.c): both need what this checks. */
+ * 32-bit gathers (warp_avx2.c, warp_avx512.c): both need what this checks. */
 static int warp_vector_fits(const cpuk_warp_ctx *k) {
     const uint64_t count = (uint64_t)k->s * (uint64_t)k->c * (uint64_t)k->h * (uint64_t)k->w;
     if (count > (uint64_t)INT32_MAX) return 0;

@@ -1,6 +1,10 @@
 import BackendABI
 import BackendDescriptor
+#if WAI_EMULATED_KERNELS
+import EmulatedCPUKernels   // Tests/EmulatedCPUBackend: these sources over emulated AVX-512 and AMX
+#else
 import CPUKernels
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,13 +45,13 @@ final class CPUBackendInstance {
     /// The path of a unit index from the ABI; a bad index names the units there are.
     func path(ofUnit unit: UInt32, in call: String) throws -> ISAPath {
         guard Int(unit) < paths.count else {
-            throw BackendFailure.invalid("\(call): unit \(unit) does not exist (the cpu backend has \(paths.count) unit\(paths.count == 1 ? "" : "s"): \(paths.map(\.driverName).joined(separator: ", ")))")
+            throw BackendFailure.invalid("\(call): unit \(unit) does not exist (the \(backendName) backend has \(paths.count) unit\(paths.count == 1 ? "" : "s"): \(paths.map(\.driverName).joined(separator: ", ")))")
         }
         return paths[Int(unit)]
     }
 
     /// `waihost-cpu <version> <path>`: the path is part of the probe-cache key.
-    func driver(of path: ISAPath) -> String { "waihost-cpu \(pluginVersion) \(path.driverName)" }
+    func driver(of path: ISAPath) -> String { "waihost-\(backendName) \(pluginVersion) \(path.driverName)" }
 
     private static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }

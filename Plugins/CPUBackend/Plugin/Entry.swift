@@ -4,6 +4,15 @@ import BackendDescriptor
 /// The plugin's own version: the first part of the unit's driver string.
 let pluginVersion = "1.0"
 
+/// The backend's name, and (as `waihost-<name>`) the first word of its units' driver strings.
+/// The tests' build of these sources over emulated AVX-512 and AMX intrinsics
+/// (Tests/EmulatedCPUBackend) has its own, so its probe-cache keys and reports are its own.
+#if WAI_EMULATED_KERNELS
+let backendName = "cpu-emulated"
+#else
+let backendName = "cpu"
+#endif
+
 /// The one exported symbol (docs/backend-abi.md §2.2); the table is BackendDescriptor's.
 @_cdecl("wai_backend_entry")
 public func waiBackendEntry(_ hostMajor: UInt32, _ hostMinor: UInt32,
@@ -13,7 +22,7 @@ public func waiBackendEntry(_ hostMajor: UInt32, _ hostMinor: UInt32,
 }
 
 extension CPUBackendInstance: ABIBackend {
-    static var name: String { "cpu" }
+    static var name: String { backendName }
     static var version: String { pluginVersion }
     var unitCount: UInt32 { UInt32(paths.count) }
 

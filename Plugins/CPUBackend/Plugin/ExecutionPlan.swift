@@ -1,6 +1,10 @@
 import BackendABI
 import BackendDescriptor
+#if WAI_EMULATED_KERNELS
+import EmulatedCPUKernels   // Tests/EmulatedCPUBackend: these sources over emulated AVX-512 and AMX
+#else
 import CPUKernels
+#endif
 
 /// One kernel call of a run. Tensor operands are graph tensor indices.
 enum Step {

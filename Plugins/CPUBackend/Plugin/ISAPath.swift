@@ -1,5 +1,9 @@
 import BackendDescriptor
+#if WAI_EMULATED_KERNELS
+import EmulatedCPUKernels   // Tests/EmulatedCPUBackend: these sources over emulated AVX-512 and AMX
+#else
 import CPUKernels
+#endif
 
 /// One instruction-set path of the kernels. Each path the CPU runs is its own unit, so the
 /// host probes every path for exactness and ranks them by speed instead of trusting that

@@ -1,5 +1,9 @@
 import BackendDescriptor
+#if WAI_EMULATED_KERNELS
+import EmulatedCPUKernels   // Tests/EmulatedCPUBackend: these sources over emulated AVX-512 and AMX
+#else
 import CPUKernels
+#endif
 
 /// A conv or inverse GDN the C kernels prepared: packed weights and per-thread scratch.
 /// The one place the plugin holds a kernel object; freed with the prepared graph.

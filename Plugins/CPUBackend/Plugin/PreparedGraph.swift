@@ -1,6 +1,10 @@
 import BackendABI
 import BackendDescriptor
+#if WAI_EMULATED_KERNELS
+import EmulatedCPUKernels   // Tests/EmulatedCPUBackend: these sources over emulated AVX-512 and AMX
+#else
 import CPUKernels
+#endif
 
 /// A graph prepared for the CPU unit: its kernels, its buffers, and the tensor metadata a
 /// run request is checked against. Holds its backend so the pool outlives it.

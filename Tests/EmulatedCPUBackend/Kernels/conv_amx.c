@@ -1,0 +1,3 @@
+/* Plugins/CPUBackend/Kernels/conv_amx.c on the emulated AVX-512 and AMX intrinsics of Tests/Emulation/x86_emulation.h. */
+#include "../../Emulation/x86_emulation.h"
+#include "../../../Plugins/CPUBackend/Kernels/conv_amx.c"

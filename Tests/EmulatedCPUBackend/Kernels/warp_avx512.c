@@ -1,0 +1,3 @@
+/* Plugins/CPUBackend/Kernels/warp_avx512.c on the emulated AVX-512 and AMX intrinsics of Tests/Emulation/x86_emulation.h. */
+#include "../../Emulation/x86_emulation.h"
+#include "../../../Plugins/CPUBackend/Kernels/warp_avx512.c"

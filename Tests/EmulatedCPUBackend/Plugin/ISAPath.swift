@@ -1,0 +1,1 @@
+../../../Plugins/CPUBackend/Plugin/ISAPath.swift
