@@ -121,6 +121,8 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], path: "Tests/TestSupportTests"),
         // The lane decoder's AVX-512 loop on emulated intrinsics, for the tests on any CPU.
         .target(name: "EmulatedEntropyKernels", dependencies: ["EntropyKernels"], path: "Tests/EmulatedEntropyKernels"),
+        // The region engine's AVX-512 convolution on emulated intrinsics, likewise.
+        .target(name: "EmulatedRegionKernels", dependencies: ["RegionKernels"], path: "Tests/EmulatedRegionKernels"),
         // The CPU backend again, its kernels' AVX-512 and AMX intrinsics in portable C: the
         // kernel sources through wrappers, the plugin's Swift through symbolic links.
         .target(name: "EmulatedCPUKernels", path: "Tests/EmulatedCPUBackend/Kernels",
@@ -129,7 +131,7 @@ let package = Package(
                 path: "Tests/EmulatedCPUBackend/Plugin", swiftSettings: [.define("WAI_EMULATED_KERNELS")]),
         .testTarget(name: "WaiHostTests", dependencies: ["WaiHost", "WaiCore", "WaiEntropy", "WaiRuntime", "WaiCapabilities",
                                                         "BackendABI", "BackendDescriptor", "TestSupport",
-                                                        "EmulatedEntropyKernels"],
+                                                        "EmulatedEntropyKernels", "EmulatedRegionKernels"],
                     path: "Tests/WaiHostTests"),
         .testTarget(name: "WaiSupportTests", dependencies: ["WaiSupport"], path: "Tests/WaiSupportTests"),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TestSupport"], path: "Tests/RelayTests"),

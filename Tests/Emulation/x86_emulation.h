@@ -6,7 +6,9 @@
  * square roots), built again with CPUK_EMULATED by Tests/EmulatedCPUBackend, their AVX-512
  * and AMX target attributes then dropped (kernels_internal.h); and the lane decoder's vector
  * loop (Sources/EntropyKernels/rans_lanes_avx512.c), built with WAI_AVX512_EMULATED by
- * Tests/EmulatedEntropyKernels and by scripts/bench-entropy.sh. Debian's SIMDe (0.7.4) was
+ * Tests/EmulatedEntropyKernels and by scripts/bench-entropy.sh; and the region engine's
+ * convolution (Sources/RegionKernels/region_kernels_avx512.c), built with
+ * WAI_REGION_EMULATED by Tests/EmulatedRegionKernels. Debian's SIMDe (0.7.4) was
  * the first choice; it lacks several of these and its alias of _mm512_mask_cmpge_epu32_mask
  * takes the wrong arguments.
  *
@@ -53,6 +55,13 @@ WAI_EMU void wai_emu_storeu_si512(void *p, __m512i a) { memcpy(p, a.i, 64); }
 WAI_EMU __m512i wai_emu_maskz_loadu_epi32(__mmask16 k, const void *p) {
     __m512i r = wai_emu_setzero_si512();
     WAI_EMU_EACH(j) if (WAI_EMU_ON(k, j)) memcpy(&r.i[j], (const char *)p + 4 * j, 4);
+    return r;
+}
+/* 32 int16 elements, element e loaded where mask bit e is set, zero elsewhere. */
+WAI_EMU __m512i wai_emu_maskz_loadu_epi16(__mmask32 k, const void *p) {
+    __m512i r = wai_emu_setzero_si512();
+    for (int e = 0; e < 32; e++)
+        if (WAI_EMU_ON(k, e)) memcpy((char *)r.i + 2 * e, (const char *)p + 2 * e, 2);
     return r;
 }
 WAI_EMU void wai_emu_mask_storeu_epi32(void *p, __mmask16 k, __m512i a) {
@@ -304,6 +313,7 @@ WAI_EMU void wai_emu_tile_dp(int c, int a, int b, int a_signed, int b_signed) {
 #undef _mm512_loadu_si512
 #undef _mm512_storeu_si512
 #undef _mm512_maskz_loadu_epi32
+#undef _mm512_maskz_loadu_epi16
 #undef _mm512_mask_storeu_epi32
 #undef _mm512_mask_storeu_epi16
 #undef _mm512_i32gather_epi32
@@ -375,6 +385,7 @@ WAI_EMU void wai_emu_tile_dp(int c, int a, int b, int a_signed, int b_signed) {
 #define _mm512_loadu_si512 wai_emu_loadu_si512
 #define _mm512_storeu_si512 wai_emu_storeu_si512
 #define _mm512_maskz_loadu_epi32 wai_emu_maskz_loadu_epi32
+#define _mm512_maskz_loadu_epi16 wai_emu_maskz_loadu_epi16
 #define _mm512_mask_storeu_epi32 wai_emu_mask_storeu_epi32
 #define _mm512_mask_storeu_epi16 wai_emu_mask_storeu_epi16
 #define _mm512_i32gather_epi32 wai_emu_i32gather_epi32
