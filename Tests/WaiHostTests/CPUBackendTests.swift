@@ -29,7 +29,8 @@ final class CPUBackendTests: XCTestCase {
     struct MissingPlugin: Error, CustomStringConvertible {
         let path: String
         var description: String {
-            "\(path) is missing: the CPU backend is built beside the test bundle by `swift build` (product WaiCPUBackend)"
+            let product = path.hasSuffix("Emulated.so") ? "WaiCPUBackendEmulated" : "WaiCPUBackend"
+            return "\(path) is missing: the CPU backend is built beside the test bundle by `swift build` (product \(product))"
         }
     }
 

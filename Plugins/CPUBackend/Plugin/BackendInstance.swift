@@ -50,7 +50,7 @@ final class CPUBackendInstance {
         return paths[Int(unit)]
     }
 
-    /// `waihost-cpu <version> <path>`: the path is part of the probe-cache key.
+    /// `waihost-<backend name> <version> <path>`: the path is part of the probe-cache key.
     func driver(of path: ISAPath) -> String { "waihost-\(backendName) \(pluginVersion) \(path.driverName)" }
 
     private static func environment(_ name: String) -> String? {
