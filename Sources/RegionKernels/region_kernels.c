@@ -57,8 +57,6 @@ static inline uint32_t dot16_scalar(const int16_t *w, const int16_t *x, int n) {
 static void conv_scalar(const int16_t *w, const void *x, int x_wide, const int32_t *bias, const int32_t *w_off,
                         const int32_t *x_off, int pairs, int cin, int cout, ptrdiff_t taps_cin, int32_t *y,
                         ptrdiff_t y_stride) {
-    const int16_t *x16 = x;
-    const int32_t *x32 = x;
     CONV_POSITION(dot16_scalar, dot32_body)
 }
 

@@ -26,8 +26,6 @@ T2 static inline uint32_t dot32_avx2(const int16_t *w, const int32_t *x, int n) 
 T2 void wai_region_conv_avx2(const int16_t *w, const void *x, int x_wide, const int32_t *bias, const int32_t *w_off,
                              const int32_t *x_off, int pairs, int cin, int cout, ptrdiff_t taps_cin, int32_t *y,
                              ptrdiff_t y_stride) {
-    const int16_t *x16 = x;
-    const int32_t *x32 = x;
     CONV_POSITION(dot16_avx2, dot32_avx2)
 }
 

@@ -26,7 +26,11 @@ static inline uint32_t dot32_body(const int16_t *w, const int32_t *x, int n) {
     return acc;
 }
 
+/* The body of a conv_position loop over (w, x, x_wide, bias, w_off, x_off, pairs, cin, cout,
+ * taps_cin, y, y_stride), with DOT16 and DOT32 the ISA's dot products. */
 #define CONV_POSITION(DOT16, DOT32)                                                           \
+    const int16_t *x16 = x;                                                                   \
+    const int32_t *x32 = x;                                                                   \
     for (int o = 0; o < cout; o++) {                                                          \
         const int16_t *wo = w + (ptrdiff_t)o * taps_cin;                                      \
         uint32_t acc = (uint32_t)bias[o];                                                     \

@@ -72,10 +72,12 @@ WAI_EMU void wai_emu_mask_storeu_epi16(void *p, __mmask32 k, __m512i a) {
     for (int e = 0; e < 32; e++)
         if (WAI_EMU_ON(k, e)) memcpy((char *)p + 2 * e, (const char *)a.i + 2 * e, 2);
 }
+WAI_EMU __m512i wai_emu_mask_i32gather_epi32(__m512i src, __mmask16 k, __m512i index, const void *base, int scale) {
+    WAI_EMU_EACH(j) if (WAI_EMU_ON(k, j)) memcpy(&src.i[j], (const char *)base + (int64_t)index.i[j] * scale, 4);
+    return src;
+}
 WAI_EMU __m512i wai_emu_i32gather_epi32(__m512i index, const void *base, int scale) {
-    __m512i r;
-    WAI_EMU_EACH(j) memcpy(&r.i[j], (const char *)base + (int64_t)index.i[j] * scale, 4);
-    return r;
+    return wai_emu_mask_i32gather_epi32(wai_emu_setzero_si512(), 0xFFFF, index, base, scale);
 }
 WAI_EMU __m256i wai_emu_mm256_loadu_si256(const void *p) { __m256i r; memcpy(r.h, p, 32); return r; }
 WAI_EMU void wai_emu_mm256_storeu_si256(void *p, __m256i a) { memcpy(p, a.h, 32); }
@@ -100,8 +102,14 @@ WAI_EMU_BINARY(wai_emu_andnot_si512, ~x & y)
 WAI_EMU_BINARY(wai_emu_xor_si512, x ^ y)
 WAI_EMU_BINARY(wai_emu_min_epi32, a.i[j] < b.i[j] ? x : y)
 WAI_EMU_BINARY(wai_emu_max_epi32, a.i[j] > b.i[j] ? x : y)
-/* Per-element counts; past 31 the sign fills the element. */
-WAI_EMU_BINARY(wai_emu_srav_epi32, y > 31 ? (a.i[j] < 0 ? 0xFFFFFFFFu : 0u) : (uint32_t)(a.i[j] >> y))
+/* One element shifted by a count: past 31, the sign (arithmetic) or zero (logical) fills it,
+ * whether the count is an immediate, an SSE register's low 64 bits or per element. */
+WAI_EMU int32_t wai_emu_sra1(int32_t x, uint64_t n) { return n > 31 ? (x < 0 ? -1 : 0) : x >> n; }
+WAI_EMU uint32_t wai_emu_srl1(uint32_t x, uint64_t n) { return n > 31 ? 0 : x >> n; }
+WAI_EMU uint32_t wai_emu_sll1(uint32_t x, uint64_t n) { return n > 31 ? 0 : x << n; }
+WAI_EMU_BINARY(wai_emu_srav_epi32, (uint32_t)wai_emu_sra1(a.i[j], y))
+WAI_EMU_BINARY(wai_emu_srlv_epi32, wai_emu_srl1(x, y))
+WAI_EMU_BINARY(wai_emu_sllv_epi32, wai_emu_sll1(x, y))
 
 /* The two int16 products of each 32-bit element, summed (vpmaddwd: (-32768)^2 * 2 wraps). */
 WAI_EMU uint32_t wai_emu_pair_dot(int32_t a, int32_t b) {
@@ -115,47 +123,16 @@ WAI_EMU __m512i wai_emu_dpwssd_epi32(__m512i src, __m512i a, __m512i b) {
     return src;
 }
 
-WAI_EMU int32_t wai_emu_sra1(int32_t x, uint64_t n) { return n > 31 ? (x < 0 ? -1 : 0) : x >> n; }
 WAI_EMU __m512i wai_emu_sra_epi32(__m512i a, __m128i c) { WAI_EMU_EACH(j) a.i[j] = wai_emu_sra1(a.i[j], wai_emu_count(c)); return a; }
 WAI_EMU __m512i wai_emu_srai_epi32(__m512i a, unsigned n) { WAI_EMU_EACH(j) a.i[j] = wai_emu_sra1(a.i[j], n); return a; }
-WAI_EMU __m512i wai_emu_mask_srai_epi32(__m512i src, __mmask16 k, __m512i a, unsigned n) {
-    WAI_EMU_EACH(j) if (WAI_EMU_ON(k, j)) src.i[j] = wai_emu_sra1(a.i[j], n);
-    return src;
-}
-WAI_EMU __m512i wai_emu_srl_epi32(__m512i a, __m128i c) {
-    const uint64_t n = wai_emu_count(c);
-    WAI_EMU_EACH(j) a.i[j] = n > 31 ? 0 : (int32_t)((uint32_t)a.i[j] >> n);
-    return a;
-}
-WAI_EMU __m512i wai_emu_sll_epi32(__m512i a, __m128i c) {
-    const uint64_t n = wai_emu_count(c);
-    WAI_EMU_EACH(j) a.i[j] = n > 31 ? 0 : (int32_t)((uint32_t)a.i[j] << n);
-    return a;
-}
-WAI_EMU __m512i wai_emu_slli_epi32(__m512i a, unsigned n) {
-    WAI_EMU_EACH(j) a.i[j] = n > 31 ? 0 : (int32_t)((uint32_t)a.i[j] << n);
-    return a;
-}
+WAI_EMU __m512i wai_emu_srl_epi32(__m512i a, __m128i c) { WAI_EMU_EACH(j) a.i[j] = (int32_t)wai_emu_srl1((uint32_t)a.i[j], wai_emu_count(c)); return a; }
+WAI_EMU __m512i wai_emu_srli_epi32(__m512i a, unsigned n) { WAI_EMU_EACH(j) a.i[j] = (int32_t)wai_emu_srl1((uint32_t)a.i[j], n); return a; }
+WAI_EMU __m512i wai_emu_sll_epi32(__m512i a, __m128i c) { WAI_EMU_EACH(j) a.i[j] = (int32_t)wai_emu_sll1((uint32_t)a.i[j], wai_emu_count(c)); return a; }
+WAI_EMU __m512i wai_emu_slli_epi32(__m512i a, unsigned n) { WAI_EMU_EACH(j) a.i[j] = (int32_t)wai_emu_sll1((uint32_t)a.i[j], n); return a; }
 
 WAI_EMU_BINARY(wai_emu_or_si512, x | y)
-WAI_EMU_BINARY(wai_emu_sllv_epi32, y > 31 ? 0 : x << y)
-WAI_EMU_BINARY(wai_emu_srlv_epi32, y > 31 ? 0 : x >> y)
-WAI_EMU __m512i wai_emu_srli_epi32(__m512i a, unsigned n) {
-    WAI_EMU_EACH(j) a.i[j] = n > 31 ? 0 : (int32_t)((uint32_t)a.i[j] >> n);
-    return a;
-}
 
 /* ---- compares, masks, permutes, reductions ---- */
-WAI_EMU __mmask16 wai_emu_cmple_epi32_mask(__m512i a, __m512i b) {
-    unsigned k = 0;
-    WAI_EMU_EACH(j) k |= (unsigned)(a.i[j] <= b.i[j]) << j;
-    return (__mmask16)k;
-}
-WAI_EMU __mmask16 wai_emu_cmple_epu32_mask(__m512i a, __m512i b) {
-    unsigned k = 0;
-    WAI_EMU_EACH(j) k |= (unsigned)((uint32_t)a.i[j] <= (uint32_t)b.i[j]) << j;
-    return (__mmask16)k;
-}
 WAI_EMU __mmask16 wai_emu_test_epi32_mask(__m512i a, __m512i b) {
     unsigned k = 0;
     WAI_EMU_EACH(j) k |= (unsigned)((a.i[j] & b.i[j]) != 0) << j;
@@ -175,12 +152,11 @@ WAI_EMU_MASKED(wai_emu_mask_sub_epi32, wai_emu_sub_epi32)
 WAI_EMU_MASKED(wai_emu_mask_or_epi32, wai_emu_or_si512)
 WAI_EMU_MASKED(wai_emu_mask_min_epi32, wai_emu_min_epi32)
 WAI_EMU_MASKED(wai_emu_mask_max_epi32, wai_emu_max_epi32)
+WAI_EMU __m512i wai_emu_mask_srai_epi32(__m512i src, __mmask16 k, __m512i a, unsigned n) {
+    return wai_emu_mask_mov_epi32(src, k, wai_emu_srai_epi32(a, n));
+}
 WAI_EMU __m512i wai_emu_mask_srli_epi32(__m512i src, __mmask16 k, __m512i a, unsigned n) {
     return wai_emu_mask_mov_epi32(src, k, wai_emu_srli_epi32(a, n));
-}
-WAI_EMU __m512i wai_emu_mask_i32gather_epi32(__m512i src, __mmask16 k, __m512i index, const void *base, int scale) {
-    WAI_EMU_EACH(j) if (WAI_EMU_ON(k, j)) memcpy(&src.i[j], (const char *)base + (int64_t)index.i[j] * scale, 4);
-    return src;
 }
 /* Masked comparisons: bit j set where mask bit j is and the comparison holds. */
 #define WAI_EMU_COMPARE(name, type, op) \
@@ -194,6 +170,9 @@ WAI_EMU_COMPARE(wai_emu_mask_cmple_epi32_mask, int32_t, <=)
 WAI_EMU_COMPARE(wai_emu_mask_cmple_epu32_mask, uint32_t, <=)
 WAI_EMU_COMPARE(wai_emu_mask_cmplt_epu32_mask, uint32_t, <)
 WAI_EMU_COMPARE(wai_emu_mask_cmpge_epu32_mask, uint32_t, >=)
+/* The unmasked forms: every mask bit set. */
+WAI_EMU __mmask16 wai_emu_cmple_epi32_mask(__m512i a, __m512i b) { return wai_emu_mask_cmple_epi32_mask(0xFFFF, a, b); }
+WAI_EMU __mmask16 wai_emu_cmple_epu32_mask(__m512i a, __m512i b) { return wai_emu_mask_cmple_epu32_mask(0xFFFF, a, b); }
 WAI_EMU __mmask16 wai_emu_cmpgt_epi32_mask(__m512i a, __m512i b) { return wai_emu_mask_cmple_epi32_mask(0xFFFF, a, b) ^ 0xFFFF; }
 WAI_EMU int32_t wai_emu_reduce_min_epi32(__m512i a) {
     int32_t r = a.i[0];

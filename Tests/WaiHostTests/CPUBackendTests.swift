@@ -28,9 +28,9 @@ final class CPUBackendTests: XCTestCase {
 
     struct MissingPlugin: Error, CustomStringConvertible {
         let path: String
+        let product: String
         var description: String {
-            let product = path.hasSuffix("Emulated.so") ? "WaiCPUBackendEmulated" : "WaiCPUBackend"
-            return "\(path) is missing: the CPU backend is built beside the test bundle by `swift build` (product \(product))"
+            "\(path) is missing: the CPU backend is built beside the test bundle by `swift build` (product \(product))"
         }
     }
 
@@ -39,8 +39,9 @@ final class CPUBackendTests: XCTestCase {
     /// `emulated`, the same backend over emulated AVX-512 and AMX intrinsics
     /// (Tests/EmulatedCPUBackend, libWaiCPUBackendEmulated.so).
     static func requirePlugin(emulated: Bool = false) throws -> String {
-        let path = TestPaths.product(emulated ? "libWaiCPUBackendEmulated.so" : "libWaiCPUBackend.so")
-        guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path) }
+        let product = emulated ? "WaiCPUBackendEmulated" : "WaiCPUBackend"
+        let path = TestPaths.product("lib\(product).so")
+        guard FileManager.default.fileExists(atPath: path) else { throw MissingPlugin(path: path, product: product) }
         return path
     }
 
