@@ -13,7 +13,7 @@ import WaiHost
 /// this CPU lacks, so every kernel test (CPUAMXTests, CPUXPairTests, WarpTests, …) runs them
 /// against the reference; here, its identity and whole decodes against the golden SHA-256s.
 final class EmulatedCPUBackendTests: XCTestCase {
-    /// Its own backend name and driver strings, so its probe-cache keys and reports are never
+    /// Its own backend name, driver strings and device, so its probe-cache keys and reports are never
     /// the real backend's; every path on any CPU, AVX2 only where the CPU has it (natively).
     func testTheEmulatedBackendNamesItselfAndOffersTheAVX512AndAMXPaths() throws {
         let emulated = try XCTUnwrap(try CPUBackendTests.load(isa: nil, emulated: true))
@@ -21,9 +21,11 @@ final class EmulatedCPUBackendTests: XCTestCase {
         let drivers = try emulated.units().map(\.driver)
         XCTAssertEqual(Array(drivers.prefix(2)), ["waihost-cpu-emulated 1.0 amx-int8", "waihost-cpu-emulated 1.0 avx512-vnni"])
         XCTAssertEqual(drivers.last, "waihost-cpu-emulated 1.0 scalar")
+        XCTAssertTrue(try emulated.units().allSatisfy { $0.device.hasSuffix(" thread, AVX-512 and AMX emulated)")
+                                                        || $0.device.hasSuffix(" threads, AVX-512 and AMX emulated)") })
         let real = try XCTUnwrap(try CPUBackendTests.load(isa: nil))
         XCTAssertEqual(real.name, "cpu")
-        XCTAssertTrue(try real.units().allSatisfy { $0.driver.hasPrefix("waihost-cpu 1.0 ") })
+        XCTAssertTrue(try real.units().allSatisfy { $0.driver.hasPrefix("waihost-cpu 1.0 ") && !$0.device.contains("emulated") })
     }
 
     /// The emulation is real only if the library holds no AVX-512 or AMX instruction: a

@@ -39,7 +39,7 @@ final class CPUBackendInstance {
         model.withUnsafeMutableBufferPointer { cpuk_cpu_model($0.baseAddress, $0.count) }
         let name = String(decoding: model.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return CPUBackendInstance(pool: pool, paths: paths, threads: threads,
-                                  device: "\(name) (\(threads) thread\(threads == 1 ? "" : "s"))")
+                                  device: "\(name) (\(threads) thread\(threads == 1 ? "" : "s")\(deviceNote))")
     }
 
     /// The path of a unit index from the ABI; a bad index names the units there are.

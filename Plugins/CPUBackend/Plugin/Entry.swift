@@ -9,8 +9,12 @@ let pluginVersion = "1.0"
 /// (Tests/EmulatedCPUBackend) has its own, so its probe-cache keys and reports are its own.
 #if WAI_EMULATED_KERNELS
 let backendName = "cpu-emulated"
+/// Its units' device says so too: a report that names only the CPU's model would read as a
+/// native run of paths this CPU may not have.
+let deviceNote = ", AVX-512 and AMX emulated"
 #else
 let backendName = "cpu"
+let deviceNote = ""
 #endif
 
 /// The one exported symbol (docs/backend-abi.md §2.2); the table is BackendDescriptor's.
