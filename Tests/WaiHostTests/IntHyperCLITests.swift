@@ -133,4 +133,30 @@ final class IntHyperCLITests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("made with model set"), wrong.stderr)
         XCTAssertTrue(wrong.stdout.isEmpty)
     }
+
+    /// An output that cannot be written (docs/cli.md, "Files are written whole or not at
+    /// all") fails before the input is decoded or encoded, naming the path and why; nothing
+    /// is left behind.
+    func testAnOutputThatCannotBeWrittenFailsBeforeAnyWork() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("unwritable")
+        let model = IntHyperTestSupport.sampleModel, sample = IntHyperTestSupport.samples + "/sample.wai"
+        try IntHyperTestSupport.write([1, 2, 3], dir + "/file")
+        try FileManager.default.createDirectory(atPath: dir + "/folder.png", withIntermediateDirectories: false)
+        let cases: [(args: [String], message: String)] = [
+            (["decode", sample, "-o", dir + "/missing/x.png"], "\(dir)/missing/x.png: cannot write: folder \(dir)/missing: No such file or directory"),
+            (["decode", sample, "-o", dir + "/folder.png"], "\(dir)/folder.png: is a folder; give a file name"),
+            (["decode", sample, "-o", dir + "/file/x.png"], "\(dir)/file/x.png: cannot write: \(dir)/file is not a folder"),
+            (["decode", sample, "-o", dir + "/x.png", "--report", dir + "/missing/r.json"],
+             "\(dir)/missing/r.json: cannot write: folder \(dir)/missing: No such file or directory"),
+            (["encode", IntHyperTestSupport.samples + "/sample.png", "-o", dir + "/missing/y.wai"],
+             "\(dir)/missing/y.wai: cannot write: folder \(dir)/missing: No such file or directory"),
+        ]
+        for c in cases {
+            let r = try waihost(c.args + ["--model", model, "--unit", "reference"])
+            XCTAssertEqual(r.status, 1, c.args.joined(separator: " "))
+            XCTAssertTrue(r.stderr.contains(c.message), r.stderr)
+            XCTAssertFalse(r.stderr.contains("decoding") || r.stderr.contains("encoding"), "no work started: \(r.stderr)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["file", "folder.png"], "nothing written")
+    }
 }

@@ -93,6 +93,23 @@ public enum LocalFile {
         }
     }
 
+    /// Whether `write(to: path)` can create its file, asked before long work (a decode, an
+    /// encode) so that a mistyped output path fails at once rather than after it: `path` is
+    /// not a folder, and its folder exists, is a folder and takes new files from this user.
+    /// Only a pre-flight: the write itself still reports what goes wrong then.
+    public static func checkWritable(_ path: String) throws {
+        if isDirectory(path) { throw FileError(path: path, problem: "is a folder; give a file name") }
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var st = stat()
+        guard stat(folder, &st) == 0 else {
+            throw FileError(path: path, problem: "cannot write: folder \(folder): \(String(cString: strerror(errno)))")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { throw FileError(path: path, problem: "cannot write: \(folder) is not a folder") }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            throw FileError(path: path, problem: "cannot write in folder \(folder): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Writes to standard output (for `-o -`).
     public static func writeStandardOutput(_ bytes: [UInt8]) throws {
         if let error = writeAll(1, bytes) {

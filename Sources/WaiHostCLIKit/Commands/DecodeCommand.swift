@@ -78,6 +78,8 @@ enum DecodeCommand: Command {
 
     static func run(_ o: Options) throws -> Int32 {
         let (input, model, out, reportPath, original, json) = (o.input, o.model, o.output, o.report, o.compare, o.json)
+        try ByteIO.checkWritable(out)
+        try ByteIO.checkWritable(reportPath)
         // With -o - the report is what standard error carries: no progress lines in it.
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
         let bytes = try ByteIO.read(input, limit: maximumInputSize)

@@ -171,6 +171,7 @@ enum EncodeCommand: Command {
 
     static func run(_ o: Options) throws -> Int32 {
         let (input, model, out, quality, raw, json, size) = (o.input, o.model, o.output, o.quality, o.raw, o.json, o.size)
+        try ByteIO.checkWritable(out)
         // Standard input with neither --size nor a sequence option: Y4M is a sequence, anything else a picture.
         let standardInput = input == "-" && o.sequence == nil && size == nil
             ? try LocalFile.readStandardInput(limit: max(VideoEncode.maximumInputSize, PictureFile.maximumPNGFileSize)) : nil

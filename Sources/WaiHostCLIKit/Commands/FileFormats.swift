@@ -88,4 +88,9 @@ enum ByteIO {
     static func write(_ bytes: [UInt8], to path: String) throws {
         path == "-" ? try LocalFile.writeStandardOutput(bytes) : try LocalFile.write(bytes, to: path)
     }
+
+    /// Before the work whose result goes to `path`: LocalFile.checkWritable, unless it is `-`.
+    static func checkWritable(_ path: String?) throws {
+        if let path, path != "-" { try LocalFile.checkWritable(path) }
+    }
 }
