@@ -159,4 +159,19 @@ final class IntHyperCLITests: XCTestCase {
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["file", "folder.png"], "nothing written")
     }
+
+    /// `make-picture` holds the picture's RGB8 rows, so a size past the memory bound
+    /// (docs/capabilities/int_hyper.md §3.1) is refused before they are allocated, naming the
+    /// largest picture of that shape that fits, as a PNG header of that size is.
+    func testMakePicturePastTheMemoryBoundIsRefused() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("huge-picture")
+        let r = try waihost(["make-picture", "--size", "65535x65535", "-o", dir + "/p.png"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("sample picture: 65535×65535 is 12884508675 bytes of RGB8 rows, more than the 1024 MiB "
+                                        + "a picture may take (WAIHOST_MEMORY_LIMIT_MIB raises it); the largest picture of this "
+                                        + "shape that fits is 18918×18918"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/p.png"))
+        let fits = try waihost(["make-picture", "--size", "65535x4", "-o", dir + "/wide.png"])
+        XCTAssertEqual(fits.status, 0, fits.stderr)
+    }
 }

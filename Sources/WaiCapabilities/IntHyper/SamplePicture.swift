@@ -4,9 +4,7 @@
 /// benchmark picture and the generator's calibration all use it.
 public enum SamplePicture {
     public static func make(width: Int, height: Int) throws -> RGB8Image {
-        guard (1...RGB8Image.maximumDimension).contains(width), (1...RGB8Image.maximumDimension).contains(height) else {
-            throw ImageError.invalidDimensions(source: "sample picture", width: width, height: height)
-        }
+        try RGB8Image.checkSize(width: width, height: height, source: "sample picture")
         let w1 = max(width - 1, 1), h1 = max(height - 1, 1)
         let short = min(width, height)
         let disc = (x: width * 3 / 10, y: height * 45 / 100, r: short * 22 / 100)

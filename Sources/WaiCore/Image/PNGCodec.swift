@@ -21,17 +21,6 @@ public enum PNGCodec {
     /// (`MemoryBound`): checked from the IHDR before anything sized by the header is allocated.
     public static var maximumDecodedBytes: Int { MemoryBound.bytes }
 
-    /// The largest width × height of the same aspect ratio whose RGB8 rows fit `bound` bytes.
-    public static func largestFitting(width: Int, height: Int, bound: Int = maximumDecodedBytes) -> (Int, Int) {
-        let pixels = Double(bound / 3)
-        let aspect = Double(width) / Double(height)
-        var w = min(RGB8Image.maximumDimension, Int((pixels * aspect).squareRoot()))
-        var h = min(RGB8Image.maximumDimension, max(1, Int(Double(w) / aspect)))
-        while w * h * 3 > bound { if w >= h { w -= 1 } else { h -= 1 } }
-        w = max(1, w); h = max(1, h)
-        return (w, h)
-    }
-
     /// Width and height from the IHDR (which must be the first chunk and RGB8), with the
     /// dimension and memory bounds checked: what a caller checks before the file is decoded.
     public static func dimensions(_ bytes: [UInt8], source: String) throws -> (width: Int, height: Int) {
@@ -48,19 +37,8 @@ public enum PNGCodec {
         let width = Int(be32(bytes, offset + 8)), height = Int(be32(bytes, offset + 12))
         let depth = Int(bytes[offset + 16]), colorType = Int(bytes[offset + 17])
         guard depth == 8, colorType == 2 else { throw ImageError.notRGB8(source: source, bitDepth: depth, colorType: colorType) }
-        try checkBounds(width: width, height: height, source: source)
+        try RGB8Image.checkSize(width: width, height: height, source: source)
         return (width, height)
-    }
-
-    static func checkBounds(width: Int, height: Int, source: String) throws {
-        guard (1...RGB8Image.maximumDimension).contains(width), (1...RGB8Image.maximumDimension).contains(height) else {
-            throw ImageError.invalidDimensions(source: source, width: width, height: height)
-        }
-        guard width * height * 3 <= maximumDecodedBytes else {
-            let (lw, lh) = largestFitting(width: width, height: height)
-            throw ImageError.tooLarge(source: source, width: width, height: height, boundBytes: maximumDecodedBytes,
-                                      largestWidth: lw, largestHeight: lh)
-        }
     }
 
     public static func hasSignature(_ bytes: [UInt8]) -> Bool {
@@ -72,7 +50,7 @@ public enum PNGCodec {
         // checkedChunks copies at most the file; the pixel buffer, sized by the header, is
         // allocated only after the header's bounds hold.
         let (filtered, width, height) = try checkedChunks(bytes, source: source)
-        try checkBounds(width: width, height: height, source: source)
+        try RGB8Image.checkSize(width: width, height: height, source: source)
 
         var image = png_image()
         image.version = png_uint_32(PNG_IMAGE_VERSION)

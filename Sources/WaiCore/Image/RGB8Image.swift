@@ -20,6 +20,32 @@ public struct RGB8Image: Equatable, Sendable {
 
     /// SHA-256 of the RGB8 rows: the identity of a decoded picture in reports and golden vectors.
     public var sha256: String { SHA256.hex(pixels) }
+
+    /// Checked before anything sized by `width` and `height` is allocated (a PNG header, a
+    /// picture to make): each dimension in 1…`maximumDimension`, and the RGB8 rows within the
+    /// host's memory bound (`MemoryBound`, which `PNGCodec.maximumDecodedBytes` is).
+    public static func checkSize(width: Int, height: Int, source: String) throws {
+        guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height) else {
+            throw ImageError.invalidDimensions(source: source, width: width, height: height)
+        }
+        let bound = MemoryBound.bytes
+        guard width * height * 3 <= bound else {
+            let (lw, lh) = largestFitting(width: width, height: height, bound: bound)
+            throw ImageError.tooLarge(source: source, width: width, height: height, boundBytes: bound,
+                                      largestWidth: lw, largestHeight: lh)
+        }
+    }
+
+    /// The largest width × height of the same aspect ratio whose RGB8 rows fit `bound` bytes.
+    public static func largestFitting(width: Int, height: Int, bound: Int = MemoryBound.bytes) -> (Int, Int) {
+        let pixels = Double(bound / 3)
+        let aspect = Double(width) / Double(height)
+        var w = min(maximumDimension, Int((pixels * aspect).squareRoot()))
+        var h = min(maximumDimension, max(1, Int(Double(w) / aspect)))
+        while w * h * 3 > bound { if w >= h { w -= 1 } else { h -= 1 } }
+        w = max(1, w); h = max(1, h)
+        return (w, h)
+    }
 }
 
 public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -32,7 +58,7 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case hasTransparency(source: String)
     case libpng(source: String, message: String)
     case unknownFormat(source: String)
-    /// A PNG whose header declares more pixels than the decoder's memory bound allows.
+    /// A picture (a PNG's header, one to make) of more pixels than the memory bound allows.
     case tooLarge(source: String, width: Int, height: Int, boundBytes: Int, largestWidth: Int, largestHeight: Int)
 
     public var description: String {
@@ -55,9 +81,9 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unknownFormat(source):
             return "\(source): unknown picture format: use a .png file, or a .rgb file (raw RGB8 rows) with --size WxH"
         case let .tooLarge(source, w, h, bound, lw, lh):
-            return "\(source): PNG header declares \(w)×\(h) (\(w * h * 3) bytes of RGB8 rows), more than the "
-                + "\(bound >> 20) MiB a picture may take; the largest picture of this shape that fits is \(lw)×\(lh) "
-                + "(at most \(bound / 3) pixels)"
+            return "\(source): \(w)×\(h) is \(w * h * 3) bytes of RGB8 rows, more than the "
+                + "\(bound >> 20) MiB a picture may take (WAIHOST_MEMORY_LIMIT_MIB raises it); the largest picture of "
+                + "this shape that fits is \(lw)×\(lh) (at most \(bound / 3) pixels)"
         }
     }
 
