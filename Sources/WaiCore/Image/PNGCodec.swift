@@ -17,10 +17,6 @@ public enum PNGCodec {
     /// Chunks that would make libpng transform samples; ignored on purpose.
     static let colourChunks: Set<String> = ["gAMA", "cHRM", "iCCP", "sRGB"]
 
-    /// Memory bound of one decoded picture (its RGB8 rows), the host's memory bound
-    /// (`MemoryBound`): checked from the IHDR before anything sized by the header is allocated.
-    public static var maximumDecodedBytes: Int { MemoryBound.bytes }
-
     /// Width and height from the IHDR (which must be the first chunk and RGB8), with the
     /// dimension and memory bounds checked: what a caller checks before the file is decoded.
     public static func dimensions(_ bytes: [UInt8], source: String) throws -> (width: Int, height: Int) {

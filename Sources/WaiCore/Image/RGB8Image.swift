@@ -23,7 +23,7 @@ public struct RGB8Image: Equatable, Sendable {
 
     /// Checked before anything sized by `width` and `height` is allocated (a PNG header, a
     /// picture to make): each dimension in 1…`maximumDimension`, and the RGB8 rows within the
-    /// host's memory bound (`MemoryBound`, which `PNGCodec.maximumDecodedBytes` is).
+    /// host's memory bound (`MemoryBound`). The PNG reader checks a header with it.
     public static func checkSize(width: Int, height: Int, source: String) throws {
         guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height) else {
             throw ImageError.invalidDimensions(source: source, width: width, height: height)
