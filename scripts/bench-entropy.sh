@@ -7,6 +7,9 @@
 # stream's encoder writes few, §8.3); WAI_BENCH_TABLES=entropy.json takes a model set's
 # y tables (e.g. samples/models/motion/residual_entropy.json), each value's table drawn
 # uniformly from all of them, instead of the seeded generator's Gaussian ones.
+# WAI_BENCH_LATENTS=DIR (with WAI_BENCH_TABLES=MODELSET/entropy.json) takes a real payload's y and
+# scale indices, written by `waihost decode --latents DIR` (docs/capabilities/int_hyper.md §8.1),
+# instead of generated ones; VALUES is then ignored.
 # WAI_BENCH_EMULATE_AVX512=1 builds the AVX-512 loop on emulated intrinsics and chooses loops
 # as on an AVX-512 CPU, so that loop's values and extremes are checked (the run stops at the
 # first difference) on a CPU without AVX-512; its times then mean nothing.

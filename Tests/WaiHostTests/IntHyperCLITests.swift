@@ -174,4 +174,61 @@ final class IntHyperCLITests: XCTestCase {
         let fits = try waihost(["make-picture", "--size", "65535x4", "-o", dir + "/wide.png"])
         XCTAssertEqual(fits.status, 0, fits.stderr)
     }
+
+    /// `decode --latents DIR` (docs/capabilities/int_hyper.md §8.1) writes what the decode
+    /// entropy-decoded: coding its z and y again with the set's tables, y with the dumped scale
+    /// indices, gives the payload's own streams byte for byte. A sequence, or a folder that
+    /// cannot be made, is refused before any work.
+    func testDecodeWritesItsLatents() throws {
+        let dir = try IntHyperTestSupport.temporaryDirectory("latents")
+        let model = IntHyperTestSupport.sampleModel, sample = IntHyperTestSupport.samples + "/sample.wai"
+        let r = try waihost(["decode", sample, "--model", model, "--unit", "reference", "-o", dir + "/o.rgb",
+                             "--latents", dir + "/lat", "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        XCTAssertEqual(report["latents"] as? String, dir + "/lat")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/lat").sorted(),
+                       ["latents.json", "y.i32", "y_scale_index.i32", "z.i32"])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/lat/latents.json")))
+                                 as? [String: Any])
+        XCTAssertEqual(json["schema"] as? String, "waihost.latents/1")
+        XCTAssertEqual(json["width"] as? Int, 128)
+        XCTAssertEqual(json["height"] as? Int, 96)
+        XCTAssertEqual(json["payload_version"] as? Int, 2)
+        let arrays = try XCTUnwrap(json["arrays"] as? [[String: Any]])
+        XCTAssertEqual(arrays.map { $0["name"] as? String }, ["z", "y", "y_scale_index"])
+        XCTAssertEqual(arrays.map { $0["shape"] as? [Int] }, [[32, 2, 2], [48, 6, 8], [48, 6, 8]])
+        XCTAssertEqual(Set(arrays.map { $0["element"] as? String }), ["int32le"])
+        func values(_ file: String) throws -> [Int32] {
+            let bytes = try IntHyperTestSupport.read(dir + "/lat/" + file)
+            XCTAssertEqual(bytes.count % 4, 0)
+            return stride(from: 0, to: bytes.count, by: 4).map {
+                Int32(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
+            }
+        }
+        let (z, y, scales) = (try values("z.i32"), try values("y.i32"), try values("y_scale_index.i32"))
+        XCTAssertEqual([z.count, y.count, scales.count], [32 * 2 * 2, 48 * 6 * 8, 48 * 6 * 8])
+        let set = try IntHyperModelSet.load(directory: model)
+        let payload = try IntHyperPayload.parse(try CapabilityRegistry.open(try IntHyperTestSupport.read(sample),
+                                                                            expecting: IntHyperModelSet.capability).payload)
+        // Compared whole, not printed: a difference would print two streams of bytes.
+        XCTAssertTrue(IntHyperEncoder.stream(z, version: .v2) { set.entropy.zTables[$0 / 4] } == payload.zStream, "z as decoded")
+        XCTAssertTrue(IntHyperEncoder.stream(y, version: .v2) { set.entropy.yTables[Int(scales[$0])] } == payload.yStream,
+                      "y and its scale indices as decoded")
+
+        let refused: [(args: [String], message: String)] = [
+            ([IntHyperTestSupport.samples + "/clip.wai", "-o", dir + "/v.y4m", "--latents", dir + "/vlat"],
+             "--latents is for wai.neural.int_hyper pictures"),
+            ([sample, "-o", dir + "/x.rgb", "--latents", dir + "/missing/lat"],
+             "\(dir)/missing/lat: cannot write: folder \(dir)/missing: No such file or directory"),
+            ([sample, "-o", dir + "/x.rgb", "--latents", dir + "/o.rgb/lat"], "\(dir)/o.rgb/lat: cannot write: \(dir)/o.rgb is not a folder"),
+        ]
+        for c in refused {
+            let bad = try waihost(["decode"] + c.args + ["--model", model, "--unit", "reference"])
+            XCTAssertNotEqual(bad.status, 0, c.args.joined(separator: " "))
+            XCTAssertTrue(bad.stderr.contains(c.message), bad.stderr)
+            XCTAssertFalse(bad.stderr.contains("decoding"), "no work started: \(bad.stderr)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["lat", "o.rgb"], "nothing else written")
+    }
 }

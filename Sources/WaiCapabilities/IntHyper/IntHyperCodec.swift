@@ -10,10 +10,11 @@ public enum IntHyperCodec {
         public var image: RGB8Image { result.image }
     }
 
-    public static func decode(_ bytes: [UInt8], modelSet: IntHyperModelSet, runner: GraphRunner) throws -> Decoded {
+    public static func decode(_ bytes: [UInt8], modelSet: IntHyperModelSet, runner: GraphRunner,
+                              keepingScaleIndices: Bool = false) throws -> Decoded {
         let opened = try CapabilityRegistry.open(bytes, expecting: IntHyperModelSet.capability)
         let payload = try IntHyperPayload.parse(opened.payload)
-        let result = try IntHyperDecoder(modelSet: modelSet).decode(payload, runner: runner)
+        let result = try IntHyperDecoder(modelSet: modelSet).decode(payload, runner: runner, keepingScaleIndices: keepingScaleIndices)
         return Decoded(result: result, payload: payload, enveloped: opened.enveloped, inputBytes: bytes.count,
                        payloadBytes: opened.payload.count)
     }

@@ -42,13 +42,15 @@ public struct IntHyperDecodeReport: Codable, Sendable, Equatable {
     public var runs: [GraphRun]
     public var timings: IntHyperDecoder.Timings
     public var output: String?
+    /// With `--latents DIR`: the folder the latents were written to (§8.1).
+    public var latents: String?
     /// With `--compare ORIGINAL`: the decoded picture against the original.
     public var comparison: PictureComparison?
 
     enum CodingKeys: String, CodingKey {
         case capability, unit, backend, device, driver, dispatch, reason, rank, sha256, width, height
         case modelSet = "model_set", enveloped, inputBytes = "input_bytes", payloadBytes = "payload_bytes"
-        case bitsPerPixel = "bits_per_pixel", runs, timings, output, comparison
+        case bitsPerPixel = "bits_per_pixel", runs, timings, output, latents, comparison
     }
 
     public init(_ d: IntHyperCodec.Decoded, modelSet: IntHyperModelSet, output: String?) {

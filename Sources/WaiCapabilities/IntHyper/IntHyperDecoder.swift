@@ -38,6 +38,10 @@ public struct IntHyperDecoder {
         /// What went into the graphs, for the probe's decode vector and for tests.
         public var z: TensorValue
         public var y: TensorValue
+        /// y's scale indices (h_s's output cropped to y, §5), kept only when the decode was
+        /// asked to keep them (`waihost decode --latents`, §8): otherwise they are freed
+        /// before g_s runs.
+        public var scaleIndices: [Int32]?
     }
 
     /// The whole graphs at one picture's size: the untiled run, for the probe's decode
@@ -99,7 +103,8 @@ public struct IntHyperDecoder {
 
     /// `budget` bounds what one tile's graph holds (§3.1); the default keeps a 24-megapixel
     /// decode with N = 128, M = 192 under 1 GiB.
-    public func decode(_ payload: IntHyperPayload, runner: GraphRunner, budget: TileBudget = .standard) throws -> Result {
+    public func decode(_ payload: IntHyperPayload, runner: GraphRunner, budget: TileBudget = .standard,
+                       keepingScaleIndices: Bool = false) throws -> Result {
         let set = modelSet
         let start = Stopwatch.now()
         guard payload.modelSetID == set.id else {
@@ -153,6 +158,9 @@ public struct IntHyperDecoder {
             return TensorValue(shape: plan.yShape, values: values)
         }
 
+        // Taken here, so that scales' last use is before g_s unless they are kept.
+        let keptScales = keepingScaleIndices ? scales : nil
+
         let ((image, gsReports), tgs) = try Stopwatch.time {
             try Self.picture(plan.synthesis, y: y, width: payload.width, height: payload.height,
                              model: ModelGraphID(set, graph: "g_s"), runner: runner, budget: budget)
@@ -164,7 +172,8 @@ public struct IntHyperDecoder {
             timings.spotCheckWait = checked.reduce(0) { $0 + ($1.spotCheckWaitMilliseconds ?? 0) }
         }
         return Result(image: image, hyperSynthesisReport: hsReports.report, synthesisReport: gsReports.report,
-                      hyperSynthesisTiles: hsReports.tiles, synthesisTiles: gsReports.tiles, timings: timings, z: z, y: y)
+                      hyperSynthesisTiles: hsReports.tiles, synthesisTiles: gsReports.tiles, timings: timings, z: z, y: y,
+                      scaleIndices: keptScales)
     }
 
     /// h_s over z in tiles: one table index per y element (h_s's output cropped to y, §3),

@@ -8,7 +8,7 @@ enum DecodeCommand: Command {
         name: "decode",
         summary: "decode a WAI1 envelope or payload: a picture to PNG/RGB8, a sequence to Y4M",
         synopsis: ["IN.wai|- [--model DIR] -o OUT.png|OUT.rgb|- [--compare ORIGINAL.png]",
-                   "    [--unit SEL | --backend NAME[:INDEX]] [--report FILE.json] [--json] [--plugin-dir DIR]...",
+                   "    [--unit SEL | --backend NAME[:INDEX]] [--report FILE.json] [--latents DIR] [--json] [--plugin-dir DIR]...",
                    "SEQUENCE.wai|- -o OUT.y4m|OUT.rgb|- [--frames A..B] [options above]"],
         description: """
             Decodes a WAI1 envelope (its SHA-256 checked) or a bare payload with the model set it was made \
@@ -40,6 +40,8 @@ enum DecodeCommand: Command {
             CondVideoOptions.condModel,
         ] + CodecOptions.configuredSelectionOptions + [
             .value("report", "FILE", help: "also write the report as JSON to FILE (- for standard output, unless the picture goes there)", completion: .file(["json"])),
+            .value("latents", "DIR", help: "a picture: also write z, y and y's scale indices to DIR as little-endian int32 files, with latents.json giving their shapes (docs/capabilities/int_hyper.md §8.1)",
+                   completion: .directory),
             CommonOptions.json,
             CommonOptions.quiet,
         ] + HostOptions.options,
@@ -51,6 +53,7 @@ enum DecodeCommand: Command {
         var output: String
         var compare: String?
         var report: String?
+        var latents: String?
         var frames: ClosedRange<Int>?
         var motionModel: String?
         var condModel: String?
@@ -69,7 +72,7 @@ enum DecodeCommand: Command {
         }
         if p.value("report") == "-", out == "-" { throw p.error("--report - and -o - would both write standard output") }
         return Options(input: p.positionals[0], model: p.value("model"), output: out, compare: p.value("compare"),
-                       report: p.value("report"), frames: try VideoCodecOptions.frames(p), motionModel: p.value("motion-model"),
+                       report: p.value("report"), latents: p.value("latents"), frames: try VideoCodecOptions.frames(p), motionModel: p.value("motion-model"),
                        condModel: p.value("cond-model"), selection: try CodecOptions.selection(p),
                        json: p.flag("json"), quiet: p.flag("quiet"), host: try HostOptions(p))
     }
@@ -80,9 +83,13 @@ enum DecodeCommand: Command {
         let (input, model, out, reportPath, original, json) = (o.input, o.model, o.output, o.report, o.compare, o.json)
         try ByteIO.checkWritable(out)
         try ByteIO.checkWritable(reportPath)
+        if let latents = o.latents { try LatentDump.check(latents) }
         // With -o - the report is what standard error carries: no progress lines in it.
         let progress = Progress(enabled: !o.quiet && (out != "-" || isatty(2) == 1))
         let bytes = try ByteIO.read(input, limit: maximumInputSize)
+        if o.latents != nil, VideoIntMotionCodec.isVideo(bytes) || VideoIntCondCodec.isVideo(bytes) || VideoIntHyperCodec.isVideo(bytes) {
+            throw UsageError("--latents is for wai.neural.int_hyper pictures; \(input) is a sequence")
+        }
         // A sequence (docs/capabilities/video_int_hyper.md §9).
         // A motion-compensated sequence (docs/capabilities/video_int_motion.md §9).
         if VideoIntMotionCodec.isVideo(bytes) {
@@ -128,10 +135,14 @@ enum DecodeCommand: Command {
         if sel != .reference { _ = try host.currentProbe() }
         progress.begin("decoding \(input == "-" ? "standard input" : input) (\(bytes.count) bytes)")
         let runner = ProgressRunner.decoding(set, HostGraphRunner(host: host, selection: sel), progress)
-        let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: runner)
+        let decoded = try IntHyperCodec.decode(bytes, modelSet: set, runner: runner, keepingScaleIndices: o.latents != nil)
         progress.end()
         try PictureIO.write(decoded.image, to: out)
         var report = IntHyperDecodeReport(decoded, modelSet: set, output: out)
+        if let latents = o.latents {
+            try LatentDump.write(decoded, report: report, to: latents)
+            report.latents = latents
+        }
         if let original {
             let size = (width: decoded.image.width, height: decoded.image.height)
             let reference = try PictureFile.read(path: original, size: size) { w, h in
@@ -186,6 +197,7 @@ enum DecodeCommand: Command {
                 + "entropy y \(CodecOptions.ms(t.entropyY)), g_s \(CodecOptions.ms(t.synthesis)), total \(CodecOptions.ms(t.total))",
             "output:     \(r.output == "-" ? "standard output (RGB8 rows)" : r.output ?? "-")",
         ]
+        if let l = r.latents { lines.append("latents:    \(l)/\(LatentDump.descriptionFile) (z, y, y_scale_index)") }
         if let c = r.comparison {
             let psnr = c.psnrDB.map { "\(CodecOptions.ratio($0)) dB" } ?? "identical (infinite)"
             lines.append("compare:    PSNR \(psnr) (RGB) against \(c.original), \(CodecOptions.ratio(c.bitsPerPixel)) bpp")

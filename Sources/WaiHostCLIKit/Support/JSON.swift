@@ -44,6 +44,8 @@ enum Schema: String, CaseIterable {
     case makeModel = "make-model", makePicture = "make-picture", seal, keygen, version, replay
     case relay, relayWithheld = "relay-withheld", relayEnded = "relay-ended", auditVerify = "audit-verify"
     case auditServe = "audit-serve", error
+    /// Not printed: the `latents.json` of `decode --latents` (docs/capabilities/int_hyper.md §8.1).
+    case latents
 
     var version: Int { 1 }
     var id: String { "waihost.\(rawValue)/\(version)" }

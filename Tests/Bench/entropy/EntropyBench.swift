@@ -33,40 +33,53 @@ struct EntropyBench {
         return (walls.sorted()[runs / 2], cpus.sorted()[runs / 2])
     }
 
-    static func main() throws {
+    static func main() {
+        do {
+            try run()
+        } catch {
+            fputs("entropy-bench: \(error)\n", stderr)
+            exit(1)
+        }
+    }
+
+    static func run() throws {
         let args = CommandLine.arguments
-        let count = args.count > 1 ? Int(args[1]) ?? 6_220_800 : 6_220_800   // M=192 at 3840×2160
+        let env = ProcessInfo.processInfo.environment
         let runs = args.count > 2 ? Int(args[2]) ?? 5 : 5
         let threads = args.count > 3 ? Int(args[3]) ?? 2 : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         // WAI_BENCH_TABLES=entropy.json: a trained model set's y tables instead (peaked
         // distributions, escapes in the wide tables), each value's table drawn uniformly.
-        let file = ProcessInfo.processInfo.environment["WAI_BENCH_TABLES"]
+        let file = env["WAI_BENCH_TABLES"]
         let tables = try file.map { try loadTables($0) } ?? (0..<64).map {
             try DiscreteGaussian.table(sigma: pow(2, Double($0) / 6 - 3), contract: -128...127, precision: 16)
         }
-        var rng = SplitMix64(seed: 15)
-        var selection = [Int32](repeating: 0, count: count)
-        var values = [Int32](repeating: 0, count: count)
-        for i in 0..<count {
-            let r = rng.next()
-            let index = file == nil ? max(0, min(63, 21 + Int(r % 13) - 6)) : Int(r % UInt64(tables.count))
-            selection[i] = Int32(index)
-            let t = tables[index]
-            let slot = UInt32(truncatingIfNeeded: r >> 32) & 0xFFFF
-            let s = t.symbol(forSlot: slot)
-            values[i] = s == t.escapeSymbol ? Int32(t.highestDirectValue + 1) : t.value(ofDirectSymbol: s)
+        let values: [Int32], selection: [Int32]
+        if let folder = env["WAI_BENCH_LATENTS"] {
+            // A real decode's y and scale indices (`waihost decode --latents DIR`,
+            // docs/capabilities/int_hyper.md §8.1), coded with that payload's model set's tables.
+            guard file != nil else { throw BenchError("WAI_BENCH_LATENTS needs WAI_BENCH_TABLES=MODELSET/entropy.json, the tables of the set that decoded it") }
+            (values, selection) = try loadLatents(folder, tables: tables.count)
+            print("latents: \(folder) (y \(values.count) values, the payload's own scale indices)")
+        } else {
+            let count = args.count > 1 ? Int(args[1]) ?? 6_220_800 : 6_220_800   // M=192 at 3840×2160
+            (values, selection) = generated(count: count, tables: tables, uniform: file != nil)
         }
+        let count = values.count
         var v1 = RansEncoder()
         for i in 0..<count { v1.encode(values[i], table: tables[Int(selection[i])]) }
         let stream1 = v1.finish()
-        // WAI_BENCH_LANES=L: that many lanes (a low-rate stream's encoder writes few, §8.3).
-        let lanes = ProcessInfo.processInfo.environment["WAI_BENCH_LANES"].flatMap { Int($0) }
-            ?? RansLanes.defaultLaneCount(forValueCount: count)
+        // WAI_BENCH_LANES=L: that many lanes (a low-rate stream's encoder writes few, §8.3);
+        // a real y gets the lane count the encoder gives it, so its stream is the payload's.
+        let lanes = env["WAI_BENCH_LANES"].flatMap { Int($0) } ?? (env["WAI_BENCH_LATENTS"] == nil
+            ? RansLanes.defaultLaneCount(forValueCount: count)
+            : RansLanes.laneCount(forValueCount: count, singleStreamBytes: stream1.count))
         guard var v2 = RansLaneEncoder(laneCount: lanes) else { fatalError("lane count") }
         for i in 0..<count { v2.encode(values[i], table: tables[Int(selection[i])]) }
         let stream2 = v2.finish()
         let set = RansTableSet(tables)
-        let contract = -128...127
+        // The contract check's cost, not its bounds: the seeded values' contract, or a real
+        // y's own extremes (its set's contract holds them).
+        let contract = env["WAI_BENCH_LATENTS"] == nil ? -128...127 : Int(values.min() ?? 0)...Int(values.max() ?? 0)
 
         let t1 = try median(runs) {
             var d = try RansDecoder(stream1)
@@ -114,6 +127,60 @@ struct EntropyBench {
             print(name + String(repeating: " ", count: max(1, 36 - name.count))
                   + "\(fmt(t.wall)) (\(rate(t.wall)), \(fmt(t1.wall / t.wall))×)    \(fmt(t.cpu)) (\(rate(t.cpu)))")
         }
+    }
+
+    /// Each value's scale index and value from a splitmix64 sequence: the index around σ ≈ 1.5
+    /// (or uniform over a model set's tables), the value from its table's own distribution.
+    static func generated(count: Int, tables: [FrequencyTable], uniform: Bool) -> (values: [Int32], selection: [Int32]) {
+        var rng = SplitMix64(seed: 15)
+        var selection = [Int32](repeating: 0, count: count)
+        var values = [Int32](repeating: 0, count: count)
+        for i in 0..<count {
+            let r = rng.next()
+            let index = uniform ? Int(r % UInt64(tables.count)) : max(0, min(63, 21 + Int(r % 13) - 6))
+            selection[i] = Int32(index)
+            let t = tables[index]
+            let slot = UInt32(truncatingIfNeeded: r >> 32) & 0xFFFF
+            let s = t.symbol(forSlot: slot)
+            values[i] = s == t.escapeSymbol ? Int32(t.highestDirectValue + 1) : t.value(ofDirectSymbol: s)
+        }
+        return (values, selection)
+    }
+
+    struct BenchError: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+
+    /// y and y_scale_index of a `latents.json` (docs/capabilities/int_hyper.md §8.1), each
+    /// file's size checked against its shape before it is read, every index against the tables.
+    static func loadLatents(_ folder: String, tables: Int) throws -> (values: [Int32], selection: [Int32]) {
+        let path = folder + "/latents.json"
+        guard let data = FileManager.default.contents(atPath: path),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let arrays = json["arrays"] as? [[String: Any]] else {
+            throw BenchError("\(path): cannot read, or not a latents.json")
+        }
+        func array(_ name: String) throws -> [Int32] {
+            guard let a = arrays.first(where: { $0["name"] as? String == name }), let file = a["file"] as? String,
+                  a["element"] as? String == "int32le", let shape = a["shape"] as? [Int], shape.count == 3,
+                  shape.allSatisfy({ (1...(1 << 20)).contains($0) }), !file.contains("/") else {
+                throw BenchError("\(path): no int32le array \"\(name)\" of three dimensions")
+            }
+            let count = shape.reduce(1, *)
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + file)
+            guard count <= 1 << 28, (attributes[.size] as? Int) == count * 4,
+                  let bytes = FileManager.default.contents(atPath: folder + "/" + file) else {
+                throw BenchError("\(folder)/\(file): not \(count) int32 values (shape \(shape))")
+            }
+            return bytes.withUnsafeBytes { raw in (0..<count).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) } }
+        }
+        let values = try array("y"), selection = try array("y_scale_index")
+        guard values.count == selection.count else { throw BenchError("\(path): y and y_scale_index differ in size") }
+        if let bad = selection.firstIndex(where: { $0 < 0 || Int($0) >= tables }) {
+            throw BenchError("\(folder): y_scale_index[\(bad)] is \(selection[bad]), not one of the \(tables) tables")
+        }
+        return (values, selection)
     }
 
     /// The y tables of an entropy.json, read and checked as the host reads a model set's.
