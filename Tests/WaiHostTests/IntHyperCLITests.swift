@@ -222,6 +222,7 @@ final class IntHyperCLITests: XCTestCase {
             ([sample, "-o", dir + "/x.rgb", "--latents", dir + "/missing/lat"],
              "\(dir)/missing/lat: cannot write: folder \(dir)/missing: No such file or directory"),
             ([sample, "-o", dir + "/x.rgb", "--latents", dir + "/o.rgb/lat"], "\(dir)/o.rgb/lat: cannot write: \(dir)/o.rgb is not a folder"),
+            ([sample, "-o", dir + "/x.rgb", "--latents", dir + "/o.rgb"], "\(dir)/o.rgb: is a file, not a folder"),
         ]
         for c in refused {
             let bad = try waihost(["decode"] + c.args + ["--model", model, "--unit", "reference"])

@@ -33,7 +33,13 @@ struct LatentDump: Encodable {
 
     /// Before the decode: `folder` is a folder this user can write in, or can be made as one.
     static func check(_ folder: String) throws {
-        try LocalFile.checkWritable(LocalFile.isDirectory(folder) ? folder + "/" + descriptionFile : folder)
+        if LocalFile.isDirectory(folder) {
+            try LocalFile.checkWritable(folder + "/" + descriptionFile)
+        } else if LocalFile.exists(folder) {
+            throw FileError(path: folder, problem: "is a file, not a folder")
+        } else {
+            try LocalFile.checkWritable(folder)
+        }
     }
 
     /// Writes the three arrays, then `latents.json` last, each whole or not at all
@@ -42,7 +48,7 @@ struct LatentDump: Encodable {
         guard let scales = d.result.scaleIndices else {
             throw CLIError(.failure, "\(folder): the decode did not keep y's scale indices")
         }
-        if !LocalFile.isDirectory(folder), mkdir(folder, 0o755) != 0, errno != EEXIST {
+        if !LocalFile.isDirectory(folder), mkdir(folder, 0o755) != 0 {
             throw FileError(path: folder, problem: "cannot create folder: \(String(cString: strerror(errno)))")
         }
         let (z, y) = (d.result.z, d.result.y)
