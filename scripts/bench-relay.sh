@@ -12,7 +12,7 @@
 # The origin is python3's http.server on loopback, answering HTTP/1.1 (keep-alive) and sending
 # each file with sendfile(2), as a CDN's server does; ORIGIN=plain uses the stock handler
 # (HTTP/1.0, a new connection per object, read/write copies), the origin of the first figures.
-# Also printed: the CPU, the load average, and the CPU seconds the relay spent.
+# Also printed: the CPU, the load average, and the CPU seconds the relay and the origin spent.
 # Usage: scripts/bench-relay.sh (WAIHOST=path/to/waihost to use another build, e.g. a release
 # one from scripts/build-release.sh). On a machine shared with other jobs, run it as
 # `chrt -f 1 scripts/bench-relay.sh` (root) so both the relay and the openssl baseline get the
@@ -63,7 +63,8 @@ handler = functools.partial(handler, directory=sys.argv[2])
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
 PY
 python3 "$WORK/origin.py" "$PORT" "$WORK" "${ORIGIN:-sendfile}" >/dev/null 2>&1 &
-PIDS+=($!)
+ORIGIN_PID=$!
+PIDS+=($ORIGIN_PID)
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/latency/index.m3u8" && break; sleep 0.1; done
 
 # A relay from before fetching ahead has no --no-prefetch: it is always cold.
@@ -93,8 +94,10 @@ measure() {  # NAME FOLDER [RELAY FLAGS...]
     timed $(cat "$WORK/$name.direct") > "$WORK/$name.direct.t"
     local pid; pid=$(cat "$WORK/relay-$name.pid")
     awk '{print $14 + $15}' "/proc/$pid/stat" > "$WORK/$name.cpu0"
+    awk '{print $14 + $15}' "/proc/$ORIGIN_PID/stat" > "$WORK/$name.origin.cpu0"
     timed $(cat "$WORK/$name.relay") > "$WORK/$name.relay.t"
     awk '{print $14 + $15}' "/proc/$pid/stat" > "$WORK/$name.cpu1"
+    awk '{print $14 + $15}' "/proc/$ORIGIN_PID/stat" > "$WORK/$name.origin.cpu1"
 }
 measure throughput throughput
 measure latency latency "${COLD[@]}"
@@ -108,7 +111,7 @@ w = sys.argv[1]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 print(f"CPU: {cpu}, {os.cpu_count()} cores; load average {open('/proc/loadavg').read().split()[0]} (1 min); origin: {sys.argv[2]}")
 clk = int(open(f"{w}/clk").read())
-def cpu_s(n): return (int(open(f"{w}/{n}.cpu1").read()) - int(open(f"{w}/{n}.cpu0").read())) / clk
+def cpu_s(n, who=""): return (int(open(f"{w}/{n}{who}.cpu1").read()) - int(open(f"{w}/{n}{who}.cpu0").read())) / clk
 def rows(n):
     out = []
     for line in open(f"{w}/{n}"):
@@ -120,7 +123,7 @@ def mbps(r): return sum(s for _, s in r) / sum(t for t, _ in r) / 1e6
 d, r = rows("throughput.direct.t"), rows("throughput.relay.t")
 ssl = float(open(f"{w}/openssl").read().strip().rstrip("k")) * 1000 / 1e6
 print(f"verified throughput through the relay: {mbps(r):8.1f} MB/s  ({len(r)} x {r[0][1] >> 20} MiB, cold, --content-addressed; "
-      f"relay CPU {cpu_s('throughput'):.2f} s for {sum(t for t, _ in r):.2f} s wall)")
+      f"relay CPU {cpu_s('throughput'):.2f} s, origin CPU {cpu_s('throughput', '.origin'):.2f} s, for {sum(t for t, _ in r):.2f} s wall)")
 print(f"origin directly (python http.server):  {mbps(d):8.1f} MB/s")
 print(f"openssl speed -evp sha256, one core:   {ssl:8.1f} MB/s  (16 MiB blocks)")
 print(f"ratio relay / one-core SHA-256:        {mbps(r) / ssl:8.2f}")
