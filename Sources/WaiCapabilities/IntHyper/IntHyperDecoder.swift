@@ -39,7 +39,7 @@ public struct IntHyperDecoder {
         public var z: TensorValue
         public var y: TensorValue
         /// y's scale indices (h_s's output cropped to y, §5), kept only when the decode was
-        /// asked to keep them (`waihost decode --latents`, §8): otherwise they are freed
+        /// asked to keep them (`waihost decode --latents`, §8.1): otherwise they are freed
         /// before g_s runs.
         public var scaleIndices: [Int32]?
     }
