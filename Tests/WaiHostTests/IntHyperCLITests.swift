@@ -202,9 +202,7 @@ final class IntHyperCLITests: XCTestCase {
         func values(_ file: String) throws -> [Int32] {
             let bytes = try IntHyperTestSupport.read(dir + "/lat/" + file)
             XCTAssertEqual(bytes.count % 4, 0)
-            return stride(from: 0, to: bytes.count, by: 4).map {
-                Int32(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
-            }
+            return Int32LE.values(bytes)
         }
         let (z, y, scales) = (try values("z.i32"), try values("y.i32"), try values("y_scale_index.i32"))
         XCTAssertEqual([z.count, y.count, scales.count], [32 * 2 * 2, 48 * 6 * 8, 48 * 6 * 8])

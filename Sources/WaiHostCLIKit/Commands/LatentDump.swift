@@ -58,19 +58,11 @@ struct LatentDump: Encodable {
             (Entry(name: "y_scale_index", file: "y_scale_index.i32", shape: y.shape.dimensions), scales),
         ]
         for (a, values) in arrays {
-            try LocalFile.write(littleEndianBytes(values), to: folder + "/" + a.file)
+            try LocalFile.write(Int32LE.bytes(values), to: folder + "/" + a.file)
         }
         let dump = LatentDump(modelSet: report.modelSet, width: report.width, height: report.height,
                               payloadVersion: Int(d.payload.version.rawValue), arrays: arrays.map(\.0))
         try LocalFile.write(Array((try JSON.report(dump, schema: .latents) + "\n").utf8), to: folder + "/" + descriptionFile)
-    }
-
-    static func littleEndianBytes(_ values: [Int32]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: values.count * 4)
-        out.withUnsafeMutableBytes { raw in
-            for (i, v) in values.enumerated() { raw.storeBytes(of: v.littleEndian, toByteOffset: i * 4, as: Int32.self) }
-        }
-        return out
     }
 }
 

@@ -100,7 +100,8 @@ enum RunGraphCommand: Command {
         var all: [UInt8] = []
         var hashes: [OutputHash] = []
         for (k, o) in outputs.enumerated() {
-            let bytes = littleEndianBytes(o.values)
+            // The outputs as hashed: int32 little-endian, CHW, outputs in graph order.
+            let bytes = Int32LE.bytes(o.values)
             all += bytes
             let spec = graph.tensors[graph.outputs[k]]
             hashes.append(OutputHash(tensor: spec.name, shape: [o.shape.channels, o.shape.height, o.shape.width],
@@ -134,16 +135,5 @@ enum RunGraphCommand: Command {
             return TensorValue(shape: spec.shape,
                                values: (0..<spec.shape.count).map { _ in Int32(rng.int(spec.interval.lo, spec.interval.hi)) })
         }
-    }
-
-    /// The outputs as hashed: int32 little-endian, CHW, outputs in graph order.
-    static func littleEndianBytes(_ values: [Int32]) -> [UInt8] {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(values.count * 4)
-        for v in values {
-            let u = UInt32(bitPattern: v)
-            bytes += [UInt8(u & 0xff), UInt8((u >> 8) & 0xff), UInt8((u >> 16) & 0xff), UInt8(u >> 24)]
-        }
-        return bytes
     }
 }

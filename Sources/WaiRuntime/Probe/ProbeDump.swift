@@ -18,9 +18,9 @@ public enum ProbeDump {
         let graph = c.everyTensorObserved
         let base = directory + "/" + prefix + c.name
         try LocalFile.write(ModelContainer.encode(graph), to: base + ".whm")
-        for (k, v) in c.inputs.enumerated() { try LocalFile.write(bytes(v.values), to: base + ".input\(k).i32") }
+        for (k, v) in c.inputs.enumerated() { try LocalFile.write(Int32LE.bytes(v.values), to: base + ".input\(k).i32") }
         let expected = try ReferenceInterpreter.run(graph, inputs: c.inputs)
-        for (k, v) in expected.enumerated() { try LocalFile.write(bytes(v.values), to: base + ".expected\(k).i32") }
+        for (k, v) in expected.enumerated() { try LocalFile.write(Int32LE.bytes(v.values), to: base + ".expected\(k).i32") }
         return base + ".whm"
     }
 
@@ -33,12 +33,7 @@ public enum ProbeDump {
             guard raw.count == shape.count * 4 else {
                 throw ProbeDumpError(path: path, problem: "has \(raw.count) bytes; shape \(shape) needs \(shape.count * 4)")
             }
-            var v = [Int32](repeating: 0, count: shape.count)
-            for i in v.indices {
-                let b = 4 * i
-                v[i] = Int32(bitPattern: UInt32(raw[b]) | UInt32(raw[b + 1]) << 8 | UInt32(raw[b + 2]) << 16 | UInt32(raw[b + 3]) << 24)
-            }
-            return TensorValue(shape: shape, values: v)
+            return TensorValue(shape: shape, values: Int32LE.values(raw))
         }
         let inputs = try graph.inputs.enumerated().map { k, t in try tensor(base + ".input\(k).i32", graph.tensors[t].shape) }
         let expected = try graph.outputs.enumerated().map { k, t in try tensor(base + ".expected\(k).i32", graph.tensors[t].shape) }
@@ -50,15 +45,6 @@ public enum ProbeDump {
         ExactnessProbe.compare(graph: graph, caseName: name, stage: .replay, expected: expected, got: got)
     }
 
-    static func bytes(_ values: [Int32]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: values.count * 4)
-        for (i, v) in values.enumerated() {
-            let u = UInt32(bitPattern: v)
-            out[4 * i] = UInt8(u & 0xFF); out[4 * i + 1] = UInt8((u >> 8) & 0xFF)
-            out[4 * i + 2] = UInt8((u >> 16) & 0xFF); out[4 * i + 3] = UInt8(u >> 24)
-        }
-        return out
-    }
 }
 
 public struct ProbeDumpError: Error, CustomStringConvertible {

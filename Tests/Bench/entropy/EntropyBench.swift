@@ -53,8 +53,9 @@ struct EntropyBench {
         let tables = try file.map { try loadTables($0) } ?? (0..<64).map {
             try DiscreteGaussian.table(sigma: pow(2, Double($0) / 6 - 3), contract: -128...127, precision: 16)
         }
+        let latents = env["WAI_BENCH_LATENTS"]
         let values: [Int32], selection: [Int32]
-        if let folder = env["WAI_BENCH_LATENTS"] {
+        if let folder = latents {
             // A real decode's y and scale indices (`waihost decode --latents DIR`,
             // docs/capabilities/int_hyper.md §8.1), coded with that payload's model set's tables.
             guard file != nil else { throw BenchError("WAI_BENCH_LATENTS needs WAI_BENCH_TABLES=MODELSET/entropy.json, the tables of the set that decoded it") }
@@ -70,7 +71,7 @@ struct EntropyBench {
         let stream1 = v1.finish()
         // WAI_BENCH_LANES=L: that many lanes (a low-rate stream's encoder writes few, §8.3);
         // a real y gets the lane count the encoder gives it, so its stream is the payload's.
-        let lanes = env["WAI_BENCH_LANES"].flatMap { Int($0) } ?? (env["WAI_BENCH_LATENTS"] == nil
+        let lanes = env["WAI_BENCH_LANES"].flatMap { Int($0) } ?? (latents == nil
             ? RansLanes.defaultLaneCount(forValueCount: count)
             : RansLanes.laneCount(forValueCount: count, singleStreamBytes: stream1.count))
         guard var v2 = RansLaneEncoder(laneCount: lanes) else { fatalError("lane count") }
@@ -79,7 +80,7 @@ struct EntropyBench {
         let set = RansTableSet(tables)
         // The contract check's cost, not its bounds: the seeded values' contract, or a real
         // y's own extremes (its set's contract holds them).
-        let contract = env["WAI_BENCH_LATENTS"] == nil ? -128...127 : Int(values.min() ?? 0)...Int(values.max() ?? 0)
+        let contract = latents == nil ? -128...127 : Int(values.min() ?? 0)...Int(values.max() ?? 0)
 
         let t1 = try median(runs) {
             var d = try RansDecoder(stream1)
@@ -173,7 +174,7 @@ struct EntropyBench {
                   let bytes = FileManager.default.contents(atPath: folder + "/" + file) else {
                 throw BenchError("\(folder)/\(file): not \(count) int32 values (shape \(shape))")
             }
-            return bytes.withUnsafeBytes { raw in (0..<count).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) } }
+            return Int32LE.values([UInt8](bytes))
         }
         let values = try array("y"), selection = try array("y_scale_index")
         guard values.count == selection.count else { throw BenchError("\(path): y and y_scale_index differ in size") }
@@ -185,8 +186,7 @@ struct EntropyBench {
 
     /// The y tables of an entropy.json, read and checked as the host reads a model set's.
     static func loadTables(_ path: String) throws -> [FrequencyTable] {
-        struct Unreadable: Error, CustomStringConvertible { let description: String }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Unreadable(description: "\(path): cannot read") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("\(path): cannot read") }
         return try IntHyperEntropyModel.parse(Array(data), file: path).yTables
     }
 
