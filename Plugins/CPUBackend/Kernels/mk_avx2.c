@@ -9,6 +9,18 @@
 #define T256 __attribute__((target("avx2,fma")))
 #define I256 static inline __attribute__((always_inline)) T256
 
+/* acc[0..1] += the products of x0, x1 with the broadcast weight wv: int16 pair dot
+ * products (PAIR16) or int32 products (I32). */
+I256 void mac2(__m256i acc[2], __m256i x0, __m256i x1, __m256i wv, const int mode) {
+    if (mode == CPUK_MODE_PAIR16) {
+        acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(x0, wv));
+        acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(x1, wv));
+    } else {
+        acc[0] = _mm256_add_epi32(acc[0], _mm256_mullo_epi32(x0, wv));
+        acc[1] = _mm256_add_epi32(acc[1], _mm256_mullo_epi32(x1, wv));
+    }
+}
+
 /* OCB output channels x one block of 16 outputs (two 8-lane vectors). */
 I256 void mk_body(const cpuk_mk_args *a, int32_t *out, const int32_t *x, const int mode, const int OCB) {
     __m256i acc[CPUK_OCB][2];
@@ -20,21 +32,28 @@ I256 void mk_body(const cpuk_mk_args *a, int32_t *out, const int32_t *x, const i
     const int32_t *w = a->w;
     const int ntaps = a->ntaps;
     const ptrdiff_t *off = a->tap_off;
-    const int32_t *xc = x;
-    for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
-        for (int t = 0; t < ntaps; t++, w += OCB) {
-            const int32_t *xt = xc + off[t];
+    if (ntaps == 1) {
+        /* One tap (the inverse GDN's 1x1 sum, 1x1 convs): a loop over channels alone,
+         * unrolled by two. Nested, the tap loop's own instructions ran once per two loads,
+         * OCB broadcasts and 4*OCB multiply-adds, and on Zen 3 they held the kernel below
+         * the multiply-add peak (docs/cpu-kernels.md §3.8). */
+        const int32_t *xc = x + off[0];
+#pragma clang loop unroll_count(2)
+        for (int cp = 0; cp < a->ncp; cp++) {
+            const int32_t *xt = xc + cp * a->cp_stride;
+            const int32_t *wt = w + cp * OCB;
             const __m256i x0 = _mm256_loadu_si256((const __m256i *)xt);
             const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xt + 8));
-            for (int oi = 0; oi < OCB; oi++) {
-                const __m256i wv = _mm256_set1_epi32(w[oi]);
-                if (mode == CPUK_MODE_PAIR16) {
-                    acc[oi][0] = _mm256_add_epi32(acc[oi][0], _mm256_madd_epi16(x0, wv));
-                    acc[oi][1] = _mm256_add_epi32(acc[oi][1], _mm256_madd_epi16(x1, wv));
-                } else {
-                    acc[oi][0] = _mm256_add_epi32(acc[oi][0], _mm256_mullo_epi32(x0, wv));
-                    acc[oi][1] = _mm256_add_epi32(acc[oi][1], _mm256_mullo_epi32(x1, wv));
-                }
+            for (int oi = 0; oi < OCB; oi++) mac2(acc[oi], x0, x1, _mm256_set1_epi32(wt[oi]), mode);
+        }
+    } else {
+        const int32_t *xc = x;
+        for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
+            for (int t = 0; t < ntaps; t++, w += OCB) {
+                const int32_t *xt = xc + off[t];
+                const __m256i x0 = _mm256_loadu_si256((const __m256i *)xt);
+                const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xt + 8));
+                for (int oi = 0; oi < OCB; oi++) mac2(acc[oi], x0, x1, _mm256_set1_epi32(w[oi]), mode);
             }
         }
     }
@@ -190,15 +209,22 @@ I256 __m256i gt_u32(__m256i a, __m256i b) {
     return _mm256_cmpgt_epi32(_mm256_xor_si256(a, flip), _mm256_xor_si256(b, flip));
 }
 
-/* isqrt of 8 lanes 0 <= n <= 2^31-1, as isqrt16 in mk_avx512.c. */
-I256 __m256i isqrt8(__m256i n) {
-    __m256i r = _mm256_cvttps_epi32(_mm256_sqrt_ps(_mm256_cvtepi32_ps(n)));
-    r = _mm256_add_epi32(r, gt_u32(_mm256_mullo_epi32(r, r), n));            /* -1 where r*r > n */
-    const __m256i r1 = _mm256_add_epi32(r, _mm256_set1_epi32(1));
-    return _mm256_sub_epi32(r, _mm256_andnot_si256(gt_u32(_mm256_mullo_epi32(r1, r1), n), _mm256_set1_epi32(-1)));
+/* isqrt of 8 lanes 0 <= n <= 2^31-1 from the single-precision root less 1/4 and one
+ * correction, as isqrt16 in mk_avx512.c (docs/cpu-kernels.md §3.4): r is floor(sqrt(n)) or
+ * one less, and (r+1)^2 <= n picks. With SMALL (n <= 32766^2, so r + 1 <= 32767 with a
+ * zero high half) (r+1)^2 is vpmaddwd of the lane with itself and fits int32, compared
+ * signed; otherwise vpmulld, compared unsigned (46341^2 exceeds int32). */
+I256 __m256i isqrt8(__m256i n, const int SMALL) {
+    const __m256 s = _mm256_sub_ps(_mm256_sqrt_ps(_mm256_cvtepi32_ps(n)), _mm256_set1_ps(0.25f));
+    const __m256i r1 = _mm256_add_epi32(_mm256_cvttps_epi32(s), _mm256_set1_epi32(1));
+    const __m256i over = SMALL ? _mm256_cmpgt_epi32(_mm256_madd_epi16(r1, r1), n)
+                               : gt_u32(_mm256_mullo_epi32(r1, r1), n);
+    return _mm256_add_epi32(r1, over);                        /* r1 - 1 where (r+1)^2 > n */
 }
 
-I256 void epi_igdn(const cpuk_epi_igdn *e, const int kind) {
+/* With SMALL, r <= 32766: x * r is one vpmaddwd of the sign-extended x (low half x, high
+ * half its sign) with r (high half zero), exactly x*r. */
+I256 void epi_igdn(const cpuk_epi_igdn *e, const int kind, const int SMALL) {
     const __m256i rnd = _mm256_set1_epi32(cpuk_rnd_const(e->out_shift));
     const __m128i sh = _mm_cvtsi32_si128(e->out_shift);
     int i = 0;
@@ -206,8 +232,9 @@ I256 void epi_igdn(const cpuk_epi_igdn *e, const int kind) {
         const __m256i x = e->x_bits == 16
             ? _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)e->x + i)))
             : _mm256_loadu_si256((const __m256i *)((const int32_t *)e->x + i));
-        const __m256i r = isqrt8(_mm256_loadu_si256((const __m256i *)(e->n + i)));
-        const __m256i v = _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(x, r), rnd), sh);
+        const __m256i r = isqrt8(_mm256_loadu_si256((const __m256i *)(e->n + i)), SMALL);
+        const __m256i xr = SMALL ? _mm256_madd_epi16(x, r) : _mm256_mullo_epi32(x, r);
+        const __m256i v = _mm256_sra_epi32(_mm256_add_epi32(xr, rnd), sh);
         store8(e->out, e->out_bits, i, post8(v, kind, &e->post));
     }
     if (i < e->count) {
@@ -221,10 +248,11 @@ I256 void epi_igdn(const cpuk_epi_igdn *e, const int kind) {
 }
 
 T256 void cpuk_epi_igdn_avx2(const cpuk_epi_igdn *e) {
+    const int small = e->x_bits == 16 && e->n_small;
     switch (e->kind) {
-    case CPUK_POST_REQUANTIZE: epi_igdn(e, CPUK_POST_REQUANTIZE); break;
-    case CPUK_POST_CLAMP: epi_igdn(e, CPUK_POST_CLAMP); break;
-    default: epi_igdn(e, CPUK_POST_NONE); break;
+    case CPUK_POST_REQUANTIZE: if (small) epi_igdn(e, CPUK_POST_REQUANTIZE, 1); else epi_igdn(e, CPUK_POST_REQUANTIZE, 0); break;
+    case CPUK_POST_CLAMP: if (small) epi_igdn(e, CPUK_POST_CLAMP, 1); else epi_igdn(e, CPUK_POST_CLAMP, 0); break;
+    default: if (small) epi_igdn(e, CPUK_POST_NONE, 1); else epi_igdn(e, CPUK_POST_NONE, 0); break;
     }
 }
 
