@@ -21,6 +21,14 @@ I256 void mac2(__m256i acc[2], __m256i x0, __m256i x1, __m256i wv, const int mod
     }
 }
 
+/* One (channel, tap) term of one block: the 16 input words at xt times OCB broadcast
+ * weights wt[0..OCB), into acc[oi][0..1]. */
+I256 void term(__m256i acc[][2], const int32_t *xt, const int32_t *wt, const int mode, const int OCB) {
+    const __m256i x0 = _mm256_loadu_si256((const __m256i *)xt);
+    const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xt + 8));
+    for (int oi = 0; oi < OCB; oi++) mac2(acc[oi], x0, x1, _mm256_set1_epi32(wt[oi]), mode);
+}
+
 /* OCB output channels x one block of 16 outputs (two 8-lane vectors). */
 I256 void mk_body(const cpuk_mk_args *a, int32_t *out, const int32_t *x, const int mode, const int OCB) {
     __m256i acc[CPUK_OCB][2];
@@ -39,23 +47,11 @@ I256 void mk_body(const cpuk_mk_args *a, int32_t *out, const int32_t *x, const i
          * the multiply-add peak (docs/cpu-kernels.md §3.8). */
         const int32_t *xc = x + off[0];
 #pragma clang loop unroll_count(2)
-        for (int cp = 0; cp < a->ncp; cp++) {
-            const int32_t *xt = xc + cp * a->cp_stride;
-            const int32_t *wt = w + cp * OCB;
-            const __m256i x0 = _mm256_loadu_si256((const __m256i *)xt);
-            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xt + 8));
-            for (int oi = 0; oi < OCB; oi++) mac2(acc[oi], x0, x1, _mm256_set1_epi32(wt[oi]), mode);
-        }
+        for (int cp = 0; cp < a->ncp; cp++) term(acc, xc + cp * a->cp_stride, w + cp * OCB, mode, OCB);
     } else {
         const int32_t *xc = x;
-        for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride) {
-            for (int t = 0; t < ntaps; t++, w += OCB) {
-                const int32_t *xt = xc + off[t];
-                const __m256i x0 = _mm256_loadu_si256((const __m256i *)xt);
-                const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xt + 8));
-                for (int oi = 0; oi < OCB; oi++) mac2(acc[oi], x0, x1, _mm256_set1_epi32(w[oi]), mode);
-            }
-        }
+        for (int cp = 0; cp < a->ncp; cp++, xc += a->cp_stride)
+            for (int t = 0; t < ntaps; t++, w += OCB) term(acc, xc + off[t], w, mode, OCB);
     }
     for (int oi = 0; oi < OCB; oi++) {
         _mm256_storeu_si256((__m256i *)(out + oi * a->ldo), acc[oi][0]);
@@ -101,27 +97,13 @@ I256 void mkx_body(const cpuk_mkx_args *a, int32_t *out, const int32_t *x, const
             const __m256i x0 = _mm256_loadu_si256((const __m256i *)(xc + off[t]));
             const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xc + off[t] + 8));
             for (int p = 0; p < 2; p++)
-                for (int oi = 0; oi < OCB; oi++) {
-                    const __m256i wv = _mm256_set1_epi32(w[p * OCB + oi]);
-                    acc[p][oi][0] = _mm256_add_epi32(acc[p][oi][0], _mm256_madd_epi16(x0, wv));
-                    acc[p][oi][1] = _mm256_add_epi32(acc[p][oi][1], _mm256_madd_epi16(x1, wv));
-                }
+                for (int oi = 0; oi < OCB; oi++)
+                    mac2(acc[p][oi], x0, x1, _mm256_set1_epi32(w[p * OCB + oi]), CPUK_MODE_PAIR16);
         }
-        for (; t < t3; t++, w += OCB) {
-            const int p = t < t2 ? 0 : 1;
-            const __m256i x0 = _mm256_loadu_si256((const __m256i *)(xc + off[t]));
-            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(xc + off[t] + 8));
-            for (int oi = 0; oi < OCB; oi++) {
-                const __m256i wv = _mm256_set1_epi32(w[oi]);
-                if (p == 0) {
-                    acc[0][oi][0] = _mm256_add_epi32(acc[0][oi][0], _mm256_madd_epi16(x0, wv));
-                    acc[0][oi][1] = _mm256_add_epi32(acc[0][oi][1], _mm256_madd_epi16(x1, wv));
-                } else {
-                    acc[1][oi][0] = _mm256_add_epi32(acc[1][oi][0], _mm256_madd_epi16(x0, wv));
-                    acc[1][oi][1] = _mm256_add_epi32(acc[1][oi][1], _mm256_madd_epi16(x1, wv));
-                }
-            }
-        }
+        /* Phase 0's own taps, then phase 1's: each loop indexes acc with a constant, which
+         * keeps it in registers. */
+        for (; t < t2; t++, w += OCB) term(acc[0], xc + off[t], w, CPUK_MODE_PAIR16, OCB);
+        for (; t < t3; t++, w += OCB) term(acc[1], xc + off[t], w, CPUK_MODE_PAIR16, OCB);
     }
     for (int p = 0; p < 2; p++)
         for (int oi = 0; oi < OCB; oi++) {
