@@ -120,13 +120,14 @@ GS = r"whole g_s .*?: ([\d.]+) ms = [\d.]+ GMAC/s = ([\d.]+) of the vpdpwssd pea
 GS_AVX2 = r"whole g_s .*?: ([\d.]+) ms = [\d.]+ GMAC/s = ([\d.]+) of the vpmaddwd peak"
 
 def parse(item, name):
-    """(what, figure, target, met, note) rows of one benchmark run."""
+    """(what, figure, target, met, note) rows of one benchmark run; a sixth element False
+    marks a row no benchmark ran for (its command and log are not the run's)."""
     out, failed = text(name), os.path.exists(f"{logs}/{name}.status")
     why = "failed" if failed else None
     if item == "1":
         what = "whole g_s, avx512-vnni, ratio of the vpdpwssd peak (CPU time)"
         if os.path.exists(f"{logs}/item1.skip"):
-            rows = [(what, None, ">= 0.85", None, "this CPU has no AVX-512 VNNI")]
+            rows = [(what, None, ">= 0.85", None, "this CPU has no AVX-512 VNNI", False)]
             m = re.search(GS_AVX2, section(out, "avx2"))
             if m or out:
                 rows.append(("whole g_s, avx2, ratio of the vpmaddwd peak (CPU time), for reference",
@@ -137,7 +138,7 @@ def parse(item, name):
         return [(what, None, ">= 0.85", None, why or "no avx512-vnni path on this CPU")]
     if item == "2":
         what = "whole g_s, amx-int8, wall ms"
-        if os.path.exists(f"{logs}/item2.skip"): return [(what, None, "<= 25", None, "this CPU has no AMX-INT8")]
+        if os.path.exists(f"{logs}/item2.skip"): return [(what, None, "<= 25", None, "this CPU has no AMX-INT8", False)]
         m = re.search(GS, section(out, "amx-int8"))
         if m: return [(what, float(m.group(1)), "<= 25", float(m.group(1)) <= 25, None)]
         return [(what, None, "<= 25", None, why or "no amx-int8 section")]
@@ -177,16 +178,17 @@ rows, index = [], {}
 for r in range(1, rounds + 1):
     for item in items:
         name = f"item{item}.r{r}"
-        for what, figure, target, met, note in parse(item, name):
+        for what, figure, target, met, note, *ran in parse(item, name):
+            ran = not ran or ran[0]
             key = (item, what)
             if key not in index:
                 index[key] = len(rows)
                 rows.append({"item": int(item), "what": what, "target": target, "figures": [], "met": [], "note": note,
-                             "command": cmd(name), "logs": []})
+                             "command": cmd(name) if ran else "", "logs": []})
             row = rows[index[key]]
             if figure is not None: row["figures"].append(figure)
             if met is not None: row["met"].append(met)
-            row["logs"].append(f"{logs}/{name}.out")
+            if ran: row["logs"].append(f"{logs}/{name}.out")
 
 def fmt(x): return f"{x:.3g}" if isinstance(x, float) else str(x)
 
