@@ -44,7 +44,6 @@ public enum ProbeDump {
     public static func compare(_ graph: IntegerGraph, name: String, expected: [TensorValue], got: [TensorValue]) -> ProbeOutcome? {
         ExactnessProbe.compare(graph: graph, caseName: name, stage: .replay, expected: expected, got: got)
     }
-
 }
 
 public struct ProbeDumpError: Error, CustomStringConvertible {
